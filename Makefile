@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: MIT
+# gbvp top-level build. Every part describes itself in <part>/part.mk with the macros of
+# mk/rules.mk; this file holds the flags, the part list and the user-facing targets.
+
+PARTS := sim gblink unipro-model switch-model virtual-modules qemu-hw guest scenarios
+
+SAN ?=
+ifeq ($(SAN),1)
+B ?= build/asan
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+B ?= build
+SAN_FLAGS :=
+endif
+
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+
+PKGS := glib-2.0 json-glib-1.0 lua5.4 cunit
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs glib-2.0 json-glib-1.0 lua5.4 2>/dev/null)
+CUNIT_LIBS := $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
+
+CC ?= cc
+OPT ?= -O2 -g
+CFLAGS += -std=c11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wvla -fno-common $(SAN_FLAGS)
+CPPFLAGS += -D_GNU_SOURCE -I. $(PKG_CFLAGS)
+LDFLAGS += $(SAN_FLAGS)
+LDLIBS += $(PKG_LIBS) -lm -lpthread
+
+ALL_LIBS :=
+UNIT_TESTS :=
+BENCHES :=
+GBVP_LIBS :=
+GBVP_SRCS :=
+INTEGRATION_TESTS :=
+
+.PHONY: all deps check run test unit bench asan integration clean help
+all: $(B)/gbvp
+
+include mk/rules.mk
+include $(wildcard $(addsuffix /part.mk,$(PARTS)))
+
+$(B)/gbvp: $(call objs,$(GBVP_SRCS)) $(GBVP_LIBS)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(call objs,$(GBVP_SRCS)) \
+		-Wl,--start-group $(GBVP_LIBS) -Wl,--end-group $(LDLIBS)
+
+help:
+	@echo "make run          install, build, boot the guest and run the default scenario"
+	@echo "make check        install, build and run every test (what CI runs)"
+	@echo "make deps         install the Debian packages gbvp needs (run as root)"
+	@echo "make [all]        build the gbvp program into $(B)/gbvp"
+	@echo "make test         unit tests, scenarios and integration tests (boots the guest)"
+	@echo "make unit         CUnit unit tests only"
+	@echo "make integration  boot the guest kernel in QEMU and test it"
+	@echo "make bench        benchmarks, printed as 'bench NAME VALUE UNIT'"
+	@echo "make asan         unit tests built with AddressSanitizer and UBSan"
+	@echo "make clean        remove build/"
+
+deps:
+	scripts/deps.sh
+
+# The README's two commands. Both install what is missing first, then re-enter make so
+# that pkg-config sees the freshly installed packages.
+check:
+	$(Q)scripts/deps.sh
+	$(Q)$(MAKE) --no-print-directory test
+
+run:
+	$(Q)scripts/deps.sh
+	$(Q)$(MAKE) --no-print-directory all
+	$(B)/gbvp run $(RUN_ARGS)
+
+unit: $(UNIT_TESTS)
+	$(Q)scripts/run-unit.sh $(UNIT_TESTS)
+
+bench: $(BENCHES)
+	$(Q)for b in $(BENCHES); do $$b || exit 1; done
+
+asan:
+	$(MAKE) SAN=1 OPT="-O1 -g" unit
+
+integration: all
+	$(Q)scripts/run-integration.sh $(INTEGRATION_TESTS)
+
+test: unit integration
+
+clean:
+	rm -rf build
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

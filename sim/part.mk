@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: MIT
+# sim/: the event kernel, the gbvp program and its orchestration.
+GBVP_SRCS += sim/main.c

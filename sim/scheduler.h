@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// The scheduler interface: the only way a model sees time (DESIGN.md, contract 1).
+//
+// Models hold a `const sim_scheduler *` and never call a concrete kernel, so the same model
+// runs on gbvp's native event kernel or on another scheduler (SystemC) supplying these ops.
+// Time is an unsigned 64-bit count of picoseconds. Events due at the same time run in the
+// order they were scheduled, which makes a run deterministic for a given seed and input.
+#ifndef GBVP_SIM_SCHEDULER_H
+#define GBVP_SIM_SCHEDULER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef uint64_t sim_time; /* picoseconds */
+
+#define SIM_TIME_MAX UINT64_MAX
+#define SIM_PS(x) ((sim_time)(x))
+#define SIM_NS(x) ((sim_time)(x) * 1000u)
+#define SIM_US(x) ((sim_time)(x) * 1000000u)
+#define SIM_MS(x) ((sim_time)(x) * 1000000000u)
+#define SIM_S(x) ((sim_time)(x) * 1000000000000u)
+
+typedef void (*sim_event_fn)(void *ctx);
+
+/* A scheduled event. id 0 means "no event"; cancelling it, or an event that already ran or
+ * was already cancelled, is harmless and returns false. */
+typedef struct sim_event {
+    uint64_t id;
+} sim_event;
+
+#define SIM_EVENT_NONE ((sim_event){0})
+
+typedef struct sim_scheduler_ops {
+    sim_time (*now)(void *self);
+    /* 0 on success; -ERANGE when now + delay does not fit in sim_time (nothing is
+     * scheduled); -ENOMEM when the kernel cannot grow. `out` may be NULL. */
+    int (*schedule)(void *self, sim_time delay, sim_event_fn fn, void *ctx, sim_event *out);
+    /* true when the event was pending and now will not run. */
+    bool (*cancel)(void *self, sim_event event);
+} sim_scheduler_ops;
+
+typedef struct sim_scheduler {
+    const sim_scheduler_ops *ops;
+    void *self;
+} sim_scheduler;
+
+static inline sim_time sim_now(const sim_scheduler *s)
+{
+    return s->ops->now(s->self);
+}
+
+static inline int sim_schedule(const sim_scheduler *s, sim_time delay, sim_event_fn fn,
+                               void *ctx, sim_event *out)
+{
+    return s->ops->schedule(s->self, delay, fn, ctx, out);
+}
+
+static inline bool sim_cancel(const sim_scheduler *s, sim_event event)
+{
+    return s->ops->cancel(s->self, event);
+}
+
+#endif
