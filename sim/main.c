@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/agent_client.h"
 #include "sim/version.h"
+#include "virtual-modules/manifest_cli.h"
 
 typedef struct sim_command {
     const char *name;
@@ -14,6 +16,8 @@ typedef struct sim_command {
 
 static const sim_command commands[] = {
     /* One line per subcommand; keep the table sorted by name. */
+    { "agent", sim_agent_cli_main, "run a shell command in the guest through its agent" },
+    { "manifest", manifest_cli_main, "convert or check a Greybus manifest (.mnfs, .mnfb)" },
     { 0, 0, 0 },
 };
 
