@@ -1,3 +1,9 @@
 # SPDX-License-Identifier: MIT
 # sim/: the event kernel, the gbvp program and its orchestration.
 GBVP_SRCS += sim/main.c
+
+# The event kernel (sim/kernel.h): its library, unit test and benchmark.
+$(eval $(call library,sim_kernel,sim/kernel.c))
+GBVP_LIBS += $(LIB_sim_kernel)
+$(eval $(call unit_test,test_kernel,tests/unit/test_kernel.c,$(LIB_sim_kernel)))
+$(eval $(call bench,bench_kernel,tests/bench/bench_kernel.c,$(LIB_sim_kernel)))
