@@ -35,6 +35,13 @@ BENCHES :=
 GBVP_LIBS :=
 GBVP_SRCS :=
 INTEGRATION_TESTS :=
+# libFuzzer targets: parts add `FUZZ_TARGETS += $(B)/fuzz/NAME` with a rule building it with
+# $(FUZZ_CC) $(FUZZ_CFLAGS), and seeds in tests/fuzz/corpus/NAME/.
+FUZZ_TARGETS :=
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_CFLAGS ?= -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-D_GNU_SOURCE -I.
 
 .PHONY: all deps check run test unit bench asan integration clean help
 all: $(B)/gbvp
@@ -78,6 +85,14 @@ unit: $(UNIT_TESTS)
 
 bench: $(BENCHES)
 	$(Q)for b in $(BENCHES); do $$b || exit 1; done
+
+# Runs every fuzz target for FUZZ_SECONDS; new inputs go to $(B)/fuzz/corpus/NAME/.
+.PHONY: fuzz
+fuzz: $(FUZZ_TARGETS)
+	$(Q)for t in $(FUZZ_TARGETS); do n=$$(basename $$t); mkdir -p $(B)/fuzz/corpus/$$n; \
+		echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
+		$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(B)/fuzz/corpus/$$n \
+			tests/fuzz/corpus/$$n || exit 1; done
 
 asan:
 	$(MAKE) SAN=1 OPT="-O1 -g" unit

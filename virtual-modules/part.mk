@@ -3,14 +3,29 @@
 # the module catalog. Every source of the library is one `VM_SRCS += file.c` line, above
 # the $(eval) that declares the library.
 VM_SRCS :=
-VM_SRCS += virtual-modules/manifest.c
-VM_SRCS += virtual-modules/manifest_binary.c
-VM_SRCS += virtual-modules/manifest_check.c
-VM_SRCS += virtual-modules/manifest_diag.c
-VM_SRCS += virtual-modules/manifest_ini.c
-VM_SRCS += virtual-modules/manifest_text.c
-VM_SRCS += virtual-modules/manifest_text_write.c
+# Manifests (text and binary readers, writers, checks, `gbvp manifest`): also a library of
+# their own, so that their tests and fuzz targets build whatever state the rest is in.
+VM_MANIFEST_SRCS := virtual-modules/manifest.c virtual-modules/manifest_binary.c \
+	virtual-modules/manifest_check.c virtual-modules/manifest_diag.c \
+	virtual-modules/manifest_ini.c virtual-modules/manifest_text.c \
+	virtual-modules/manifest_text_write.c
+VM_SRCS += $(VM_MANIFEST_SRCS)
 VM_SRCS += virtual-modules/manifest_cli.c
 VM_SRCS += virtual-modules/gb_message.c
 $(eval $(call library,vm,$(VM_SRCS)))
 GBVP_LIBS += $(LIB_vm)
+
+# ---- manifests: library, unit tests, fuzz targets ----
+$(eval $(call library,vm_manifest,$(VM_MANIFEST_SRCS) virtual-modules/manifest_cli.c))
+$(eval $(call unit_test,test_manifest,tests/unit/test_manifest.c,$(LIB_vm_manifest)))
+$(eval $(call unit_test,test_manifest_text,tests/unit/test_manifest_text.c,$(LIB_vm_manifest)))
+$(eval $(call unit_test,test_manifest_rules,tests/unit/test_manifest_rules.c,$(LIB_vm_manifest)))
+$(eval $(call unit_test,test_manifest_cli,tests/unit/test_manifest_cli.c,$(LIB_vm_manifest)))
+
+# libFuzzer targets, built with $(FUZZ_CC) straight from the sources into $(B)/fuzz/;
+# `make fuzz` runs each with the seeds in tests/fuzz/corpus/<target>/.
+VM_MANIFEST_HDRS := $(wildcard virtual-modules/manifest*.h)
+FUZZ_TARGETS += $(B)/fuzz/fuzz_manifest_text $(B)/fuzz/fuzz_manifest_binary
+$(B)/fuzz/fuzz_manifest_%: tests/fuzz/fuzz_manifest_%.c $(VM_MANIFEST_SRCS) $(VM_MANIFEST_HDRS)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(VM_MANIFEST_SRCS)
