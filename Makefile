@@ -36,7 +36,8 @@ GBVP_LIBS :=
 GBVP_SRCS :=
 INTEGRATION_TESTS :=
 # libFuzzer targets: parts add `FUZZ_TARGETS += $(B)/fuzz/NAME` with a rule building it with
-# $(FUZZ_CC) $(FUZZ_CFLAGS), and seeds in tests/fuzz/corpus/NAME/.
+# $(FUZZ_CC) $(FUZZ_CFLAGS), seeds in tests/fuzz/corpus/NAME/ and optionally a libFuzzer
+# dictionary tests/fuzz/NAME.dict.
 FUZZ_TARGETS :=
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
@@ -91,7 +92,8 @@ bench: $(BENCHES)
 fuzz: $(FUZZ_TARGETS)
 	$(Q)for t in $(FUZZ_TARGETS); do n=$$(basename $$t); mkdir -p $(B)/fuzz/corpus/$$n; \
 		echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
-		$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(B)/fuzz/corpus/$$n \
+		d=; [ -f tests/fuzz/$$n.dict ] && d=-dict=tests/fuzz/$$n.dict; \
+		$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $$d $(B)/fuzz/corpus/$$n \
 			tests/fuzz/corpus/$$n || exit 1; done
 
 asan:

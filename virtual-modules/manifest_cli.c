@@ -11,6 +11,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: gbvp manifest [OPTIONS] FILE\n"
+            "       gbvp manifest --check [OPTIONS] FILE...\n"
             "\n"
             "Converts a Greybus interface manifest between manifesto's text form (.mnfs) and\n"
             "the binary form the kernel reads (.mnfb), checking it against the Linux 6.1\n"
@@ -30,7 +31,9 @@ static void usage(FILE *out)
 }
 
 typedef struct cli_opts {
-    const char *input, *output, *to;
+    const char *output, *to;
+    char **inputs;      /* points into argv */
+    int ninputs;
     bool check, strict, quiet;
 } cli_opts;
 
@@ -57,12 +60,7 @@ static int parse_args(int argc, char **argv, cli_opts *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *value = NULL;
         if (options_done || a[0] != '-' || !strcmp(a, "-")) {
-            if (o->input) {
-                fprintf(stderr, "gbvp manifest: more than one input file ('%s' and '%s')\n",
-                        o->input, a);
-                return 2;
-            }
-            o->input = a;
+            o->inputs[o->ninputs++] = argv[i];
         } else if (!strcmp(a, "--")) {
             options_done = true;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -98,7 +96,12 @@ static int parse_args(int argc, char **argv, cli_opts *o)
             return 2;
         }
     }
-    if (!o->input) {
+    if (o->ninputs > 1 && !o->check) {
+        fprintf(stderr, "gbvp manifest: more than one input file ('%s' and '%s'); only --check "
+                        "takes several\n", o->inputs[0], o->inputs[1]);
+        return 2;
+    }
+    if (!o->ninputs) {
         fprintf(stderr, "gbvp manifest: no input file (try 'gbvp manifest --help')\n");
         return 2;
     }
@@ -131,51 +134,92 @@ static int write_output(const cli_opts *o, const void *data, size_t len, bool bi
     return 0;
 }
 
-int manifest_cli_main(int argc, char **argv)
+/* Prints what loading found; 0 when the manifest may be used, else the exit status. */
+static int finish_load(const cli_opts *o, const vm_manifest *m, const vm_manifest_diags *d)
 {
-    cli_opts o = { 0 };
-    int rc = parse_args(argc, argv, &o);
-    if (rc)
-        return rc < 0 ? 0 : rc;
+    vm_manifest_diags_print(d, stderr, o->quiet ? VM_MANIFEST_ERROR : VM_MANIFEST_WARNING);
+    if (!m) {
+        /* A file that cannot be opened or read is an I/O problem, not a bad manifest. */
+        bool io = vm_manifest_diags_contain(d, ": cannot open: ") ||
+                  vm_manifest_diags_contain(d, ": cannot read: ");
+        return io ? 2 : 1;
+    }
+    if (o->strict && vm_manifest_diags_warnings(d)) {
+        fprintf(stderr, "%s: %zu warning(s) treated as errors (--strict)\n",
+                vm_manifest_name(m), vm_manifest_diags_warnings(d));
+        return 1;
+    }
+    return 0;
+}
 
+/* Checks one file: prints its problems and a summary. Returns the exit status. */
+static int check_one(const cli_opts *o, const char *input)
+{
     vm_manifest_diags *d = vm_manifest_diags_new();
     if (!d) {
         fprintf(stderr, "gbvp manifest: out of memory\n");
         return 2;
     }
-    vm_manifest *m = vm_manifest_load(o.input, d);
-    vm_manifest_diags_print(d, stderr, o.quiet ? VM_MANIFEST_ERROR : VM_MANIFEST_WARNING);
-    if (!m) {
-        /* A file that cannot be opened or read is an I/O problem, not a bad manifest. */
-        bool io = vm_manifest_diags_contain(d, ": cannot open: ") ||
-                  vm_manifest_diags_contain(d, ": cannot read: ");
-        vm_manifest_diags_free(d);
-        return io ? 2 : 1;
-    }
-    if (o.strict && vm_manifest_diags_warnings(d)) {
-        fprintf(stderr, "%s: %zu warning(s) treated as errors (--strict)\n",
-                vm_manifest_name(m), vm_manifest_diags_warnings(d));
-        rc = 1;
-    } else if (o.check) {
+    vm_manifest *m = vm_manifest_load(input, d);
+    int rc = finish_load(o, m, d);
+    if (!rc && m) {
         size_t nbytes = 0;
         vm_manifest_bytes(m, &nbytes);
         printf("%s: valid, %zu bytes, %zu bundle(s), %zu CPort(s)\n", vm_manifest_name(m),
                nbytes, vm_manifest_bundle_count(m), vm_manifest_cport_count(m));
-    } else {
-        bool to_text = o.to ? !strcmp(o.to, "text") : m->at == VM_MF_AT_OFFSET;
+    }
+    vm_manifest_free(m);
+    vm_manifest_diags_free(d);
+    return rc;
+}
+
+/* Converts the one input. Returns the exit status. */
+static int convert(const cli_opts *o)
+{
+    vm_manifest_diags *d = vm_manifest_diags_new();
+    if (!d) {
+        fprintf(stderr, "gbvp manifest: out of memory\n");
+        return 2;
+    }
+    vm_manifest *m = vm_manifest_load(o->inputs[0], d);
+    int rc = finish_load(o, m, d);
+    if (!rc) {
+        bool to_text = o->to ? !strcmp(o->to, "text") : m->at == VM_MF_AT_OFFSET;
         if (to_text) {
             vm_manifest_diags_clear(d);
             char *text = vm_manifest_to_text(m, d);
             vm_manifest_diags_print(d, stderr, VM_MANIFEST_ERROR);
-            rc = text ? write_output(&o, text, strlen(text), false) : 1;
+            rc = text ? write_output(o, text, strlen(text), false) : 1;
             free(text);
         } else {
             size_t nbytes = 0;
             const uint8_t *bytes = vm_manifest_bytes(m, &nbytes);
-            rc = write_output(&o, bytes, nbytes, true);
+            rc = write_output(o, bytes, nbytes, true);
         }
     }
     vm_manifest_free(m);
     vm_manifest_diags_free(d);
+    return rc;
+}
+
+int manifest_cli_main(int argc, char **argv)
+{
+    cli_opts o = { .inputs = calloc(argc > 0 ? (size_t)argc : 1, sizeof(char *)) };
+    if (!o.inputs) {
+        fprintf(stderr, "gbvp manifest: out of memory\n");
+        return 2;
+    }
+    int rc = parse_args(argc, argv, &o);
+    if (rc) {
+        rc = rc < 0 ? 0 : rc;
+    } else if (!o.check) {
+        rc = convert(&o);
+    } else {
+        for (int i = 0; i < o.ninputs; i++) {
+            int one = check_one(&o, o.inputs[i]);
+            rc = one > rc ? one : rc;
+        }
+    }
+    free(o.inputs);
     return rc;
 }

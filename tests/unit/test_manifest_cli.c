@@ -130,6 +130,22 @@ static void test_cli_check_reports_valid_and_invalid(void)
     unlink(bad);
 }
 
+static void test_cli_check_takes_several_files_and_reports_the_worst(void)
+{
+    run_result r;
+    run(&r, (const char *const[]){ "--check", FIXTURES "/IID1-simple-i2c-module.mnfs",
+                                   FIXTURES "/IID1-simple-uart-module.mnfb", NULL });
+    CU_ASSERT_EQUAL(r.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "IID1-simple-i2c-module.mnfs: valid"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "IID1-simple-uart-module.mnfb: valid"));
+    run(&r, (const char *const[]){ "--check", FIXTURES "/LICENSE", FIXTURES "/missing.mnfs",
+                                   FIXTURES "/IID1-simple-i2c-module.mnfs", NULL });
+    CU_ASSERT_EQUAL(r.status, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "LICENSE:1: error: 'Copyright 2014, 2015 Google Inc.' comes before any [section]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "missing.mnfs: error: cannot open"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "IID1-simple-i2c-module.mnfs: valid"));
+}
+
 static void test_cli_strict_turns_warnings_into_failure(void)
 {
     run_result r;
@@ -155,7 +171,7 @@ static void test_cli_usage_errors_exit_2_with_a_reason(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no input file"));
     run(&r, (const char *const[]){ "a.mnfs", "b.mnfs", NULL });
     CU_ASSERT_EQUAL(r.status, 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "more than one input file"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "more than one input file ('a.mnfs' and 'b.mnfs'); only --check takes several"));
     run(&r, (const char *const[]){ "a.mnfs", "-o", NULL });
     CU_ASSERT_EQUAL(r.status, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--output needs a value"));
@@ -190,6 +206,7 @@ static const unit_test cli_tests[] = {
     UNIT_TEST(test_cli_converts_text_to_binary_and_back),
     UNIT_TEST(test_cli_binary_to_text_on_stdout),
     UNIT_TEST(test_cli_check_reports_valid_and_invalid),
+    UNIT_TEST(test_cli_check_takes_several_files_and_reports_the_worst),
     UNIT_TEST(test_cli_strict_turns_warnings_into_failure),
     UNIT_TEST(test_cli_usage_errors_exit_2_with_a_reason),
     UNIT_TEST(test_cli_missing_input_and_unwritable_output),
