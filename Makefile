@@ -65,6 +65,7 @@ help:
 	@echo "make integration  boot the guest kernel in QEMU and test it"
 	@echo "make bench        benchmarks, printed as 'bench NAME VALUE UNIT'"
 	@echo "make asan         unit tests built with AddressSanitizer and UBSan"
+	@echo "make fuzz         run every libFuzzer target FUZZ_SECONDS (60) seconds each"
 	@echo "make clean        remove build/"
 
 deps:
