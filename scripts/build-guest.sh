@@ -1,0 +1,284 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Builds the gbvp guest: a Linux 6.1 kernel from Debian's linux-source-6.1 package
+# (tinyconfig + guest/linux.config + guest/linux-<arch>.config) and a busybox initramfs
+# holding guest/init and the in-guest agent (guest/agent.c). Everything goes to
+# ${GBVP_CACHE:-$HOME/.cache/gbvp}, never into the clone. Results are cached, keyed by their
+# inputs (package versions, fragment and source hashes), so a rerun takes seconds.
+#
+# The last two lines of a successful run are "kernel: PATH" and "initramfs: PATH".
+set -euo pipefail
+
+# Bump when the way an artifact is made changes (not when an input file changes: those are
+# hashed into the key already).
+KERNEL_RECIPE=1
+INITRAMFS_RECIPE=1
+
+usage() {
+    cat <<EOF
+usage: scripts/build-guest.sh [OPTIONS]
+
+Builds (or finds in the cache) the guest kernel and initramfs and prints their paths.
+
+  --arch ARCH       x86_64 (default) or arm64 (cross-built with gcc-aarch64-linux-gnu)
+  -j, --jobs N      parallel compile jobs (default 2)
+  --kernel-only     build only the kernel
+  --initramfs-only  build only the initramfs
+  --print-paths     print the cached paths without building; exit 1 if one is missing
+  --force           rebuild even if the cache has a result for these inputs
+  -h, --help        this help
+
+Cache: \${GBVP_CACHE:-\$HOME/.cache/gbvp} (now ${cache})
+EOF
+}
+
+die() { echo "build-guest: $*" >&2; exit 1; }
+say() { echo "build-guest: $*" >&2; }
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${GBVP_CACHE:-$HOME/.cache/gbvp}
+arch=x86_64 jobs=2 print_only=0 force=0 want_kernel=1 want_initramfs=1
+
+while [ $# -gt 0 ]; do
+    case $1 in
+    --arch) [ $# -ge 2 ] || die "--arch needs a value (x86_64 or arm64)"; arch=$2; shift 2 ;;
+    --arch=*) arch=${1#--arch=}; shift ;;
+    -j|--jobs) [ $# -ge 2 ] || die "$1 needs a number"; jobs=$2; shift 2 ;;
+    -j*) jobs=${1#-j}; shift ;;
+    --kernel-only) want_initramfs=0; shift ;;
+    --initramfs-only) want_kernel=0; shift ;;
+    --print-paths) print_only=1; shift ;;
+    --force) force=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option '$1'" ;;
+    esac
+done
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, not '$jobs'"
+
+case $arch in
+x86_64)
+    karch=x86 cross= image_in_tree=arch/x86/boot/bzImage image_name=bzImage deb_arch=amd64 ;;
+arm64|aarch64)
+    arch=arm64 karch=arm64 cross=aarch64-linux-gnu- image_in_tree=arch/arm64/boot/Image
+    image_name=Image deb_arch=arm64 ;;
+*) die "unknown --arch '$arch' (x86_64 or arm64)" ;;
+esac
+
+fragments=("$repo/guest/linux.config" "$repo/guest/linux-$arch.config")
+initramfs_inputs=("$repo/guest/init" "$repo/guest/agent.c")
+for f in "${fragments[@]}" "${initramfs_inputs[@]}"; do
+    [ -f "$f" ] || die "missing input file $f"
+done
+
+pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
+pkg_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+# Installs the Debian packages given if any is missing (needs root for apt-get).
+need_packages() {
+    local missing=() p
+    for p in "$@"; do pkg_installed "$p" || missing+=("$p"); done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    [ "$print_only" -eq 1 ] && die "not built: packages missing: ${missing[*]}"
+    [ "$(id -u)" -eq 0 ] || die "packages missing: ${missing[*]} (run as root, or apt-get install them)"
+    say "installing ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=900 "${missing[@]}" >&2 ||
+        { apt-get update -o DPkg::Lock::Timeout=900 >&2 &&
+          DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=900 "${missing[@]}" >&2; } ||
+        die "apt-get could not install ${missing[*]}"
+}
+
+host_tools=(linux-source-6.1 busybox-static make gcc libc6-dev bc flex bison libelf-dev libssl-dev
+            xz-utils lz4 cpio)
+[ "$arch" = arm64 ] && host_tools+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+need_packages "${host_tools[@]}"
+
+kver=$(pkg_version linux-source-6.1)
+[ -f /usr/src/linux-source-6.1.tar.xz ] || die "/usr/src/linux-source-6.1.tar.xz is missing (reinstall linux-source-6.1)"
+hash16() { sha256sum | cut -c1-16; }
+
+kernel_key=$( { echo "recipe=$KERNEL_RECIPE pkg=$kver arch=$arch cc=$("${cross}gcc" -dumpfullversion)"
+                cat "${fragments[@]}"; } | hash16 )
+kernel_out=$cache/kernel/out/$arch-$kernel_key
+kernel_image=$kernel_out/$image_name
+
+bbver=$(pkg_version busybox-static)
+initramfs_key=$( { echo "recipe=$INITRAMFS_RECIPE busybox=$bbver arch=$arch cc=$("${cross}gcc" -dumpfullversion)"
+                   cat "${initramfs_inputs[@]}" "$0"; } | hash16 )
+initramfs_out=$cache/initramfs/out/$arch-$initramfs_key
+initramfs_image=$initramfs_out/initramfs.cpio
+
+print_paths() {
+    echo "kernel: $kernel_image"
+    echo "initramfs: $initramfs_image"
+}
+
+if [ "$print_only" -eq 1 ]; then
+    print_paths
+    rc=0
+    [ "$want_kernel" -eq 0 ] || [ -f "$kernel_image" ] || { say "kernel not built yet"; rc=1; }
+    [ "$want_initramfs" -eq 0 ] || [ -f "$initramfs_image" ] || { say "initramfs not built yet"; rc=1; }
+    exit $rc
+fi
+
+mkdir -p "$cache"
+# One build at a time per cache (two test runs may start together).
+exec 9>"$cache/.build-guest.lock"
+if ! flock -n 9; then
+    say "waiting for another build-guest.sh run to finish (lock $cache/.build-guest.lock)"
+    flock 9
+fi
+
+# --- kernel source ------------------------------------------------------------------------
+src=$cache/kernel/linux-$kver
+extract_source() {
+    [ -f "$src/.gbvp-extracted" ] && return 0
+    say "extracting /usr/src/linux-source-6.1.tar.xz ($kver) into $src (about 20 s)"
+    local t0=$SECONDS
+    rm -rf "$src.tmp" && mkdir -p "$src.tmp"
+    tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$src.tmp" --strip-components=1
+    rm -rf "$src" && mv "$src.tmp" "$src"
+    touch "$src/.gbvp-extracted"
+    say "extracted in $((SECONDS - t0)) s"
+}
+
+# Reads kbuild output on stdin; prints a progress line every 50 steps and every warning or
+# error at once. The full log goes to the file given.
+progress() {
+    local log=$1 what=$2 n=0 t0=$SECONDS line
+    : >"$log"
+    while IFS= read -r line; do
+        printf '%s\n' "$line" >>"$log"
+        case $line in
+        *error:*|*warning:*|*Error\ *) echo "$what: $line" >&2 ;;
+        "  "[A-Z]*) n=$((n + 1))
+            if [ $((n % 50)) -eq 0 ]; then
+                echo "$what: $n steps, $((SECONDS - t0)) s, at ${line##* }" >&2
+            fi ;;
+        esac
+    done
+    echo "$what: $n steps in $((SECONDS - t0)) s (log $log)" >&2
+}
+
+# Checks that every option the fragments set is in the final .config as written, and that
+# every option they turn off is off. Kconfig silently drops options with unmet dependencies.
+verify_config() {
+    local config=$1 bad=0 line sym want got
+    shift
+    while IFS= read -r line; do
+        if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+            sym=${BASH_REMATCH[1]} want=$line
+            if ! grep -qxF -- "$want" "$config"; then
+                got=$(grep -E "^(# )?$sym[= ]" "$config" || true)
+                echo "build-guest: fragment wants '$want' but the final .config has '${got:-nothing}'" >&2
+                bad=$((bad + 1))
+            fi
+        elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+            sym=${BASH_REMATCH[1]}
+            if grep -qE "^$sym=" "$config"; then
+                echo "build-guest: fragment turns $sym off but the final .config has '$(grep -E "^$sym=" "$config")'" >&2
+                bad=$((bad + 1))
+            fi
+        fi
+    done < <(cat "$@")
+    [ "$bad" -eq 0 ] || die "$bad fragment option(s) did not survive olddefconfig (see above; an unmet Kconfig dependency is the usual cause)"
+}
+
+build_kernel() {
+    if [ "$force" -eq 0 ] && [ -f "$kernel_image" ]; then
+        say "kernel: cached ($kernel_out)"
+        return 0
+    fi
+    extract_source
+    local bld=$cache/kernel/build-$arch-$kver t0=$SECONDS
+    local kmake=(make -C "$src" O="$bld" ARCH="$karch" CROSS_COMPILE="$cross")
+    mkdir -p "$bld"
+    say "kernel: configuring (tinyconfig + ${fragments[*]##*/}) in $bld"
+    {
+        "${kmake[@]}" tinyconfig &&
+        "$src/scripts/kconfig/merge_config.sh" -m -O "$bld" "$bld/.config" "${fragments[@]}" &&
+        "${kmake[@]}" olddefconfig
+    } >"$bld/configure.log" 2>&1 || { tail -n 30 "$bld/configure.log" >&2; die "kernel configuration failed (log $bld/configure.log)"; }
+    verify_config "$bld/.config" "${fragments[@]}"
+    say "kernel: all $(grep -chE '^CONFIG_|^# CONFIG_.* is not set' "${fragments[@]}" | paste -sd+ | bc) fragment options verified; compiling with -j$jobs"
+    if ! "${kmake[@]}" -j"$jobs" "${image_name}" 2>&1 | progress "$bld/build.log" kernel; then
+        tail -n 40 "$bld/build.log" >&2
+        die "kernel build failed (log $bld/build.log)"
+    fi
+    rm -rf "$kernel_out.tmp" && mkdir -p "$kernel_out.tmp"
+    cp "$bld/$image_in_tree" "$kernel_out.tmp/$image_name"
+    cp "$bld/.config" "$kernel_out.tmp/config"
+    cp "$bld/System.map" "$kernel_out.tmp/System.map"
+    echo "$((SECONDS - t0))" >"$kernel_out.tmp/build-seconds"
+    rm -rf "$kernel_out" && mv "$kernel_out.tmp" "$kernel_out"
+    say "kernel: built in $((SECONDS - t0)) s: $kernel_image ($(stat -c %s "$kernel_image") bytes)"
+}
+
+# --- initramfs ----------------------------------------------------------------------------
+# The busybox binary for the target architecture from Debian's busybox-static package.
+busybox_binary() {
+    if [ "$deb_arch" = "$(dpkg --print-architecture)" ]; then
+        echo /bin/busybox
+        return 0
+    fi
+    local dir=$cache/initramfs/busybox-$deb_arch-$bbver
+    if [ ! -x "$dir/bin/busybox" ]; then
+        say "initramfs: fetching busybox-static:$deb_arch $bbver"
+        rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+        (cd "$dir.tmp" && apt-get download "busybox-static:$deb_arch=$bbver" >&2) ||
+            die "apt-get download busybox-static:$deb_arch failed (dpkg --add-architecture $deb_arch; apt-get update)"
+        dpkg -x "$dir.tmp"/busybox-static_*.deb "$dir.tmp/root"
+        mkdir -p "$dir/bin" && cp "$dir.tmp/root/bin/busybox" "$dir/bin/busybox"
+        rm -rf "$dir.tmp"
+    fi
+    echo "$dir/bin/busybox"
+}
+
+build_initramfs() {
+    if [ "$force" -eq 0 ] && [ -f "$initramfs_image" ]; then
+        say "initramfs: cached ($initramfs_out)"
+        return 0
+    fi
+    extract_source   # for usr/gen_init_cpio.c: builds the archive with device nodes, no root needed
+    local t0=$SECONDS work=$initramfs_out.tmp
+    rm -rf "$work" && mkdir -p "$work"
+    local gen=$cache/initramfs/gen_init_cpio-$kver
+    if [ ! -x "$gen" ]; then
+        gcc -O2 -o "$gen.tmp" "$src/usr/gen_init_cpio.c" && mv "$gen.tmp" "$gen"
+    fi
+    say "initramfs: compiling the agent (${cross}gcc -static)"
+    "${cross}gcc" -std=c11 -Os -static -Wall -Wextra -Werror -D_GNU_SOURCE \
+        -o "$work/gbvp-agent" "$repo/guest/agent.c"
+    "${cross}strip" "$work/gbvp-agent"
+    local busybox
+    busybox=$(busybox_binary)
+    # The applet list comes from the host's busybox (same Debian version); the binary is the
+    # target's.
+    local applets
+    applets=$(/bin/busybox --list-full | sort -u)
+    {
+        echo "dir /dev 0755 0 0"
+        echo "nod /dev/console 0600 0 0 c 5 1"
+        echo "nod /dev/null 0666 0 0 c 1 3"
+        for d in bin sbin usr usr/bin usr/sbin proc sys tmp run root etc mnt; do
+            echo "dir /$d 0755 0 0"
+        done
+        echo "file /bin/busybox $busybox 0755 0 0"
+        echo "file /init $repo/guest/init 0755 0 0"
+        echo "file /sbin/gbvp-agent $work/gbvp-agent 0755 0 0"
+        local a
+        for a in $applets; do
+            [ "$a" = bin/busybox ] && continue
+            echo "slink /$a /bin/busybox 0777 0 0"
+        done
+        echo "file /etc/gbvp-initramfs-key $work/key 0644 0 0"
+    } >"$work/cpio.list"
+    echo "$initramfs_key" >"$work/key"
+    "$gen" "$work/cpio.list" >"$work/initramfs.cpio"
+    echo "$((SECONDS - t0))" >"$work/build-seconds"
+    rm -rf "$initramfs_out" && mv "$work" "$initramfs_out"
+    say "initramfs: built in $((SECONDS - t0)) s: $initramfs_image ($(stat -c %s "$initramfs_image") bytes, $(wc -w <<<"$applets") busybox applets)"
+}
+
+[ "$want_kernel" -eq 1 ] && build_kernel
+[ "$want_initramfs" -eq 1 ] && build_initramfs
+print_paths
