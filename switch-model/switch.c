@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+#include "switch-model/switch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sw_fifo {
+    up_frame *head, *tail;
+    unsigned count;
+} sw_fifo;
+
+typedef struct sw_port {
+    sw_switch *sw;
+    unsigned idx;
+    up_port *port;
+    sw_fifo q[2];
+    unsigned rr[2];          /* as output: the input port to look at first */
+    unsigned others;         /* frames queued behind the TC0 head for another output */
+    bool hol;
+    sim_time hol_since;
+    sw_port_stats st;
+} sw_port;
+
+struct sw_switch {
+    up_env *env;
+    const sim_scheduler *s;
+    sw_switch_cfg cfg;
+    sw_route_table *routes;
+    bool own_routes;
+    sw_port *ports;
+};
+
+sw_switch_cfg sw_switch_cfg_default(void)
+{
+    return (sw_switch_cfg){
+        .ports = 15,
+        .fwd_latency = SIM_NS(100),
+        .cut_through = false,
+        .dl = up_dl_params_default(),
+        .depth_interval = 0,
+    };
+}
+
+static int sw_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out);
+static void sw_deliver(void *ctx, up_frame *f);
+static const up_port_upper sw_upper = { sw_pull, sw_deliver };
+
+sw_switch *sw_switch_new(up_env *env, const sw_switch_cfg *cfg, sw_route_table *routes)
+{
+    if (!env || !cfg || cfg->ports < 1 || cfg->ports > SW_PORTS_MAX)
+        return NULL;
+    if (routes && sw_route_table_num_ports(routes) != cfg->ports)
+        return NULL;
+    sw_switch *sw = calloc(1, sizeof *sw);
+    if (!sw)
+        return NULL;
+    sw->env = env;
+    sw->s = up_env_scheduler(env);
+    sw->cfg = *cfg;
+    sw->routes = routes;
+    if (!routes) {
+        sw->routes = sw_route_table_new(cfg->ports);
+        sw->own_routes = true;
+    }
+    sw->ports = calloc(cfg->ports, sizeof *sw->ports);
+    if (!sw->routes || !sw->ports) {
+        sw_switch_free(sw);
+        return NULL;
+    }
+    for (unsigned i = 0; i < cfg->ports; i++) {
+        sw_port *p = &sw->ports[i];
+        p->sw = sw;
+        p->idx = i;
+        up_level_init(&p->st.depth, sim_now(sw->s), cfg->depth_interval);
+        p->port = up_port_new(env, &cfg->dl, &sw_upper, p);
+        if (!p->port) {
+            sw_switch_free(sw);
+            return NULL;
+        }
+        up_port_set_early_delivery(p->port, cfg->cut_through);
+    }
+    return sw;
+}
+
+void sw_switch_free(sw_switch *sw)
+{
+    if (!sw)
+        return;
+    if (sw->ports) {
+        for (unsigned i = 0; i < sw->cfg.ports; i++) {
+            sw_port *p = &sw->ports[i];
+            for (unsigned tc = 0; tc < 2; tc++)
+                while (p->q[tc].head) {
+                    up_frame *f = p->q[tc].head;
+                    p->q[tc].head = f->next;
+                    up_frame_free(sw->env, f);
+                }
+            up_port_free(p->port);
+            up_level_fini(&p->st.depth);
+        }
+    }
+    free(sw->ports);
+    if (sw->own_routes)
+        sw_route_table_free(sw->routes);
+    free(sw);
+}
+
+unsigned sw_switch_port_count(const sw_switch *sw)
+{
+    return sw->cfg.ports;
+}
+
+up_port *sw_switch_port(sw_switch *sw, unsigned port)
+{
+    return port < sw->cfg.ports ? sw->ports[port].port : NULL;
+}
+
+sw_route_table *sw_switch_routes(sw_switch *sw)
+{
+    return sw->routes;
+}
+
+const sw_switch_cfg *sw_switch_get_cfg(const sw_switch *sw)
+{
+    return &sw->cfg;
+}
+
+const sw_port_stats *sw_switch_port_stats(const sw_switch *sw, unsigned port)
+{
+    return port < sw->cfg.ports ? &sw->ports[port].st : NULL;
+}
+
+unsigned sw_switch_queued(const sw_switch *sw, unsigned port, unsigned tc)
+{
+    return port < sw->cfg.ports && tc < 2 ? sw->ports[port].q[tc].count : 0;
+}
+
+/* Head-of-line accounting (TC0, where Greybus traffic runs): blocked while frames for
+ * another output wait behind the head. */
+static void hol_update(sw_port *p)
+{
+    sim_time now = sim_now(p->sw->s);
+    bool blocked = p->others > 0;
+    if (blocked == p->hol)
+        return;
+    if (p->hol)
+        p->st.hol_blocked += now - p->hol_since;
+    else
+        p->st.hol_events++;
+    p->hol = blocked;
+    p->hol_since = now;
+}
+
+static void recount_others(sw_port *p)
+{
+    p->others = 0;
+    up_frame *h = p->q[0].head;
+    if (!h)
+        return;
+    for (up_frame *f = h->next; f; f = f->next)
+        if (f->out_port != h->out_port)
+            p->others++;
+}
+
+static void depth_update(sw_port *p)
+{
+    up_level_set(&p->st.depth, sim_now(p->sw->s), p->q[0].count + p->q[1].count);
+}
+
+static void sw_deliver(void *ctx, up_frame *f)
+{
+    sw_port *in = ctx;
+    sw_switch *sw = in->sw;
+    unsigned tc = f->tc & 1;
+    unsigned out;
+    in->st.rx_frames++;
+    if (sw_route_resolve(sw->routes, in->idx, f->dst_dev, &out) != SW_ROUTE_FORWARD) {
+        in->st.dropped_unrouted++;
+        unsigned credits = up_frame_credits(f->len);
+        up_frame_free(sw->env, f);
+        up_port_release(in->port, tc, credits);
+        return;
+    }
+    sim_time now = sim_now(sw->s);
+    f->in_port = (uint8_t)in->idx;
+    f->out_port = (uint8_t)out;
+    f->next = NULL;
+    if (sw->cfg.cut_through) {
+        /* start once the header is in, but never so early that the output would run out
+         * of bits before the input has delivered them */
+        sim_time t = now + sw->cfg.fwd_latency;
+        sim_time tail = f->t_end + sw->cfg.fwd_latency;
+        sim_time dur = up_port_frame_time(sw->ports[out].port, f->len);
+        if (tail > dur && tail - dur > t)
+            t = tail - dur;
+        f->t_ready = t;
+    } else {
+        f->t_ready = now + sw->cfg.fwd_latency;
+    }
+    sw_fifo *q = &in->q[tc];
+    if (q->tail)
+        q->tail->next = f;
+    else
+        q->head = f;
+    q->tail = f;
+    q->count++;
+    if (tc == 0 && q->head != f && f->out_port != q->head->out_port) {
+        in->others++;
+        hol_update(in);
+    }
+    depth_update(in);
+    if (q->head == f)
+        up_port_kick(sw->ports[out].port, tc);
+}
+
+static int sw_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out)
+{
+    sw_port *o = ctx;
+    sw_switch *sw = o->sw;
+    unsigned n = sw->cfg.ports;
+    sim_time now = sim_now(sw->s);
+    sw_port *best = NULL;
+    sim_time best_ready = SIM_TIME_MAX;
+    for (unsigned k = 0; k < n; k++) {
+        sw_port *in = &sw->ports[(o->rr[tc] + k) % n];
+        up_frame *h = in->q[tc].head;
+        if (!h || h->out_port != o->idx)
+            continue;
+        sim_time r = h->t_ready > now ? h->t_ready : now;
+        if (r < best_ready) { /* round robin among those ready now, else the earliest */
+            best = in;
+            best_ready = r;
+            if (r == now)
+                break;
+        }
+    }
+    if (!best)
+        return UP_PULL_EMPTY;
+    up_frame *f = best->q[tc].head;
+    unsigned cost = up_frame_credits(f->len);
+    if (cost > credits)
+        return UP_PULL_NO_CREDIT;
+    sw_fifo *q = &best->q[tc];
+    q->head = f->next;
+    if (!q->head)
+        q->tail = NULL;
+    q->count--;
+    f->next = NULL;
+    o->rr[tc] = (best->idx + 1) % n;
+    best->st.forwarded++;
+    if (tc == 0) {
+        up_frame *h = q->head;
+        if (!h)
+            best->others = 0;
+        else if (h->out_port != f->out_port)
+            recount_others(best);
+        hol_update(best);
+    }
+    depth_update(best);
+    up_port_release(best->port, tc, cost);
+    if (q->head && q->head->out_port != o->idx)
+        up_port_kick(sw->ports[q->head->out_port].port, tc);
+    *out = f;
+    return UP_PULL_OK;
+}

@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: MIT
+# unipro-model/: one UniPro node's stack (PHY/PA timing, DL, L3, L4 CPorts, DME) and links.
+UNIPRO_MODEL_SRCS := unipro-model/up_phy.c unipro-model/up_env.c unipro-model/up_port.c \
+	unipro-model/up_link.c unipro-model/up_node.c unipro-model/up_stats.c \
+	unipro-model/up_traffic.c
+$(eval $(call library,unipro_model,$(UNIPRO_MODEL_SRCS)))
+
+# switch-model/part.mk is read after this file: name its library by path.
+UNIPRO_TEST_LIBS := $(B)/lib/libswitch_model.a $(LIB_unipro_model) $(LIB_sim_kernel)
+$(eval $(call unit_test,test_unipro_validation,tests/unit/test_unipro_validation.c,$(UNIPRO_TEST_LIBS)))

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+#include "unipro-model/up_node.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unipro-model/up_consts.h"
+
+typedef struct up_cport {
+    bool connected;
+    bool active;             /* in the TX round robin of its TC */
+    up_cport_cfg cfg;
+    up_msg *txq_head, *txq_tail;
+    unsigned queued;
+    int64_t peer_space;      /* bytes the peer can still take (E2EFC) */
+    uint64_t to_credit;      /* bytes consumed here, not yet returned as tokens */
+    unsigned tokens_pending; /* tokens to send back */
+    bool e2e_blocked;
+    sim_time blocked_since;
+    const up_node_ops *ops;  /* per-CPort handler, or NULL for the node's */
+    void *ops_ctx;
+    up_msg *rx_msg;          /* message being reassembled */
+    uint32_t rx_off;
+    up_cport_stats st;
+} up_cport;
+
+struct up_node {
+    up_env *env;
+    const sim_scheduler *s;
+    up_node_cfg cfg;
+    const up_node_ops *ops;
+    void *ctx;
+    up_port *port;
+    up_cport *cports;
+    /* per TC ring of active CPort ids */
+    unsigned *ring[2];
+    unsigned ring_head[2], ring_count[2];
+    up_node_stats st;
+};
+
+up_node_cfg up_node_cfg_default(uint8_t device_id)
+{
+    return (up_node_cfg){
+        .device_id = device_id,
+        .cports = 32,
+        .max_segment = UP_SEGMENT_MAX,
+        .dl = up_dl_params_default(),
+    };
+}
+
+up_cport_cfg up_cport_cfg_default(uint8_t peer_dev, uint16_t peer_cport)
+{
+    return (up_cport_cfg){
+        .peer_dev = peer_dev,
+        .peer_cport = peer_cport,
+        .tc = 0,
+        .flags = UP_CPORT_E2EFC | UP_CPORT_CSD_N | UP_CPORT_CSV_N,
+        .token = 32,
+        .local_buffer = 4096,
+        .peer_buffer = 4096,
+    };
+}
+
+static int node_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out);
+static void node_deliver(void *ctx, up_frame *f);
+
+static const up_port_upper node_upper = { node_pull, node_deliver };
+
+up_node *up_node_new(up_env *env, const up_node_cfg *cfg, const up_node_ops *ops, void *ctx)
+{
+    if (!env || !cfg || cfg->device_id > UP_DEVICE_ID_MAX || cfg->cports < 1 ||
+        cfg->cports > 1024 || cfg->max_segment < 1 || cfg->max_segment > UP_SEGMENT_MAX)
+        return NULL;
+    up_node *n = calloc(1, sizeof *n);
+    if (!n)
+        return NULL;
+    n->env = env;
+    n->s = up_env_scheduler(env);
+    n->cfg = *cfg;
+    n->ops = ops;
+    n->ctx = ctx;
+    n->cports = calloc(cfg->cports, sizeof *n->cports);
+    n->ring[0] = calloc(cfg->cports, sizeof(unsigned));
+    n->ring[1] = calloc(cfg->cports, sizeof(unsigned));
+    n->port = up_port_new(env, &cfg->dl, &node_upper, n);
+    if (!n->cports || !n->ring[0] || !n->ring[1] || !n->port) {
+        up_node_free(n);
+        return NULL;
+    }
+    for (unsigned i = 0; i < cfg->cports; i++)
+        up_hist_init(&n->cports[i].st.latency);
+    return n;
+}
+
+static void drop_queue(up_node *n, up_cport *c)
+{
+    while (c->txq_head) {
+        up_msg *m = c->txq_head;
+        c->txq_head = m->next;
+        up_msg_unref(n->env, m);
+    }
+    c->txq_tail = NULL;
+    c->queued = 0;
+    if (c->rx_msg)
+        up_msg_unref(n->env, c->rx_msg);
+    c->rx_msg = NULL;
+    c->rx_off = 0;
+}
+
+void up_node_free(up_node *n)
+{
+    if (!n)
+        return;
+    up_port_free(n->port);
+    if (n->cports)
+        for (unsigned i = 0; i < n->cfg.cports; i++)
+            drop_queue(n, &n->cports[i]);
+    free(n->cports);
+    free(n->ring[0]);
+    free(n->ring[1]);
+    free(n);
+}
+
+up_port *up_node_port(up_node *n)
+{
+    return n->port;
+}
+
+uint8_t up_node_device_id(const up_node *n)
+{
+    return n->cfg.device_id;
+}
+
+void up_node_set_device_id(up_node *n, uint8_t id)
+{
+    n->cfg.device_id = id & UP_DEVICE_ID_MAX;
+}
+
+unsigned up_node_cport_count(const up_node *n)
+{
+    return n->cfg.cports;
+}
+
+const up_node_stats *up_node_stats_get(const up_node *n)
+{
+    return &n->st;
+}
+
+static bool has_work(const up_cport *c)
+{
+    if (!c->connected)
+        return false;
+    if (c->tokens_pending)
+        return true;
+    return c->txq_head && !c->e2e_blocked;
+}
+
+static void activate(up_node *n, unsigned id)
+{
+    up_cport *c = &n->cports[id];
+    if (c->active || !has_work(c))
+        return;
+    unsigned tc = c->cfg.tc;
+    n->ring[tc][(n->ring_head[tc] + n->ring_count[tc]) % n->cfg.cports] = id;
+    n->ring_count[tc]++;
+    c->active = true;
+    up_port_kick(n->port, tc);
+}
+
+int up_cport_connect(up_node *n, unsigned id, const up_cport_cfg *cfg)
+{
+    if (id >= n->cfg.cports || !cfg || cfg->tc > 1 || cfg->peer_dev > UP_DEVICE_ID_MAX)
+        return -EINVAL;
+    if ((cfg->flags & UP_CPORT_E2EFC) &&
+        (!cfg->token || cfg->local_buffer < n->cfg.max_segment ||
+         cfg->peer_buffer < n->cfg.max_segment))
+        return -EINVAL;
+    up_cport *c = &n->cports[id];
+    if (c->connected)
+        return -EBUSY;
+    c->connected = true;
+    c->cfg = *cfg;
+    c->peer_space = cfg->peer_buffer;
+    c->to_credit = 0;
+    c->tokens_pending = 0;
+    c->e2e_blocked = false;
+    activate(n, id);
+    return 0;
+}
+
+int up_cport_disconnect(up_node *n, unsigned id)
+{
+    if (id >= n->cfg.cports)
+        return -EINVAL;
+    up_cport *c = &n->cports[id];
+    c->connected = false;
+    drop_queue(n, c);
+    c->tokens_pending = 0;
+    return 0;
+}
+
+bool up_cport_connected(const up_node *n, unsigned id)
+{
+    return id < n->cfg.cports && n->cports[id].connected;
+}
+
+const up_cport_cfg *up_cport_get_cfg(const up_node *n, unsigned id)
+{
+    return id < n->cfg.cports && n->cports[id].connected ? &n->cports[id].cfg : NULL;
+}
+
+unsigned up_cport_queued(const up_node *n, unsigned id)
+{
+    return id < n->cfg.cports ? n->cports[id].queued : 0;
+}
+
+const up_cport_stats *up_cport_stats_get(const up_node *n, unsigned id)
+{
+    return id < n->cfg.cports ? &n->cports[id].st : NULL;
+}
+
+int up_cport_set_handler(up_node *n, unsigned id, const up_node_ops *ops, void *ctx)
+{
+    if (id >= n->cfg.cports)
+        return -EINVAL;
+    n->cports[id].ops = ops;
+    n->cports[id].ops_ctx = ctx;
+    return 0;
+}
+
+int up_cport_send(up_node *n, unsigned id, const void *data, uint32_t len, uint64_t tag)
+{
+    if (id >= n->cfg.cports)
+        return -EINVAL;
+    up_cport *c = &n->cports[id];
+    if (!c->connected)
+        return -ENOTCONN;
+    up_msg *m = up_msg_new(n->env, len, data);
+    if (!m)
+        return -ENOMEM;
+    m->tag = tag;
+    m->t_submit = sim_now(n->s);
+    m->src_cport = (uint16_t)id;
+    m->src_dev = n->cfg.device_id;
+    if (c->txq_tail)
+        c->txq_tail->next = m;
+    else
+        c->txq_head = m;
+    c->txq_tail = m;
+    c->queued++;
+    activate(n, id);
+    return 0;
+}
+
+/* The next segment of CPort c, or 0 when it has nothing it may send now. */
+static int next_segment(up_node *n, up_cport *c, uint32_t credits, up_frame **out)
+{
+    up_msg *m = c->txq_head;
+    uint32_t seg = 0;
+    bool data = false;
+    if (m && !c->e2e_blocked) {
+        uint32_t left = m->len - m->segmented;
+        seg = left < n->cfg.max_segment ? left : n->cfg.max_segment;
+        if ((c->cfg.flags & UP_CPORT_E2EFC) && c->peer_space < (int64_t)seg) {
+            c->e2e_blocked = true;
+            c->blocked_since = sim_now(n->s);
+        } else {
+            data = true;
+        }
+    }
+    if (!data) {
+        if (!c->tokens_pending)
+            return UP_PULL_EMPTY;
+        seg = 0;
+    }
+    if (up_frame_credits(seg) > credits)
+        return UP_PULL_NO_CREDIT;
+    up_frame *f = up_frame_alloc(n->env);
+    if (!f)
+        return UP_PULL_EMPTY;
+    f->dst_dev = c->cfg.peer_dev;
+    f->dst_cport = c->cfg.peer_cport;
+    f->tc = c->cfg.tc;
+    f->len = (uint16_t)seg;
+    if (c->tokens_pending) {
+        c->tokens_pending--;
+        f->flags |= UP_FRAME_FCT;
+        c->st.tx_tokens++;
+    }
+    if (data) {
+        f->msg = m;
+        up_msg_ref(m);
+        f->offset = m->segmented;
+        m->segmented += seg;
+        c->st.tx_segments++;
+        if (c->cfg.flags & UP_CPORT_E2EFC)
+            c->peer_space -= seg;
+        if (m->segmented == m->len) {
+            f->flags |= UP_FRAME_EOM;
+            c->txq_head = m->next;
+            if (!c->txq_head)
+                c->txq_tail = NULL;
+            c->queued--;
+            m->next = NULL;
+            c->st.tx_msgs++;
+            c->st.tx_bytes += m->len;
+            if (c->ops) {
+                if (c->ops->sent)
+                    c->ops->sent(c->ops_ctx, n, m->src_cport, m);
+            } else if (n->ops && n->ops->sent) {
+                n->ops->sent(n->ctx, n, m->src_cport, m);
+            }
+            up_msg_unref(n->env, m);
+        }
+    }
+    *out = f;
+    return UP_PULL_OK;
+}
+
+static int node_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out)
+{
+    up_node *n = ctx;
+    while (n->ring_count[tc]) {
+        unsigned id = n->ring[tc][n->ring_head[tc]];
+        up_cport *c = &n->cports[id];
+        int r = has_work(c) ? next_segment(n, c, credits, out) : UP_PULL_EMPTY;
+        if (r == UP_PULL_NO_CREDIT)
+            return r;
+        n->ring_head[tc] = (n->ring_head[tc] + 1) % n->cfg.cports;
+        n->ring_count[tc]--;
+        c->active = false;
+        if (has_work(c)) { /* round robin: back of the ring */
+            n->ring[tc][(n->ring_head[tc] + n->ring_count[tc]) % n->cfg.cports] = id;
+            n->ring_count[tc]++;
+            c->active = true;
+        }
+        if (r == UP_PULL_OK)
+            return r;
+    }
+    return UP_PULL_EMPTY;
+}
+
+static void receive_tokens(up_node *n, unsigned id, up_cport *c)
+{
+    c->st.rx_tokens++;
+    c->peer_space += c->cfg.token;
+    if (c->e2e_blocked && c->txq_head) {
+        uint32_t left = c->txq_head->len - c->txq_head->segmented;
+        uint32_t seg = left < n->cfg.max_segment ? left : n->cfg.max_segment;
+        if (c->peer_space >= (int64_t)seg) {
+            c->e2e_blocked = false;
+            c->st.e2e_stall += sim_now(n->s) - c->blocked_since;
+            activate(n, id);
+        }
+    }
+}
+
+static void node_deliver(void *ctx, up_frame *f)
+{
+    up_node *n = ctx;
+    unsigned tc = f->tc;
+    unsigned credits = up_frame_credits(f->len);
+    if (f->dst_dev != n->cfg.device_id) {
+        n->st.rx_wrong_device++;
+        goto done;
+    }
+    if (f->dst_cport >= n->cfg.cports || !n->cports[f->dst_cport].connected) {
+        n->st.rx_unknown_cport++;
+        goto done;
+    }
+    unsigned id = f->dst_cport;
+    up_cport *c = &n->cports[id];
+    if (f->flags & UP_FRAME_FCT)
+        receive_tokens(n, id, c);
+    if (!f->msg)
+        goto done;
+    c->st.rx_segments++;
+    if (f->offset == 0) {
+        if (c->rx_msg) { /* a message without its EOM */
+            c->st.rx_dropped++;
+            up_msg_unref(n->env, c->rx_msg);
+        }
+        c->rx_msg = f->msg;
+        up_msg_ref(f->msg);
+        c->rx_off = 0;
+    } else if (c->rx_msg != f->msg || f->offset != c->rx_off) {
+        c->st.rx_dropped++; /* reassembly error: never expected over a reliable DL */
+        goto done;
+    }
+    c->rx_off += f->len;
+    if (c->cfg.flags & UP_CPORT_E2EFC) {
+        c->to_credit += f->len;
+        unsigned t = (unsigned)(c->to_credit / c->cfg.token);
+        if (t) {
+            c->to_credit -= (uint64_t)t * c->cfg.token;
+            c->tokens_pending += t;
+            activate(n, id);
+        }
+    }
+    if (f->flags & UP_FRAME_EOM) {
+        up_msg *m = c->rx_msg;
+        c->rx_msg = NULL;
+        if (c->rx_off != m->len) {
+            c->st.rx_dropped++;
+        } else {
+            sim_time lat = sim_now(n->s) - m->t_submit;
+            c->st.rx_msgs++;
+            c->st.rx_bytes += m->len;
+            up_hist_add(&c->st.latency, lat);
+            if (c->ops) {
+                if (c->ops->recv)
+                    c->ops->recv(c->ops_ctx, n, id, m, lat);
+            } else if (n->ops && n->ops->recv) {
+                n->ops->recv(n->ctx, n, id, m, lat);
+            }
+        }
+        up_msg_unref(n->env, m);
+    }
+done:
+    up_frame_free(n->env, f);
+    up_port_release(n->port, tc, credits);
+}

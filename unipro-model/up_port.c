@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: MIT
+// The data link layer of one port. How time is spent (see docs/performance-model.md):
+//
+// The sending side commits transmissions to the wire ahead of time: each "slot" has a start
+// and end time and one kernel event, at the time the receiver has it (end + PHY TX and RX
+// latency). Slots are committed only a little ahead (until the wire is busy for one PHY
+// latency beyond the end of the oldest slot still travelling), so nearly every data frame
+// costs a single event. When something of higher priority turns up (an AFC or NAC, a TC1
+// frame) the slots that have not started yet are taken back ("uncommitted") and committed
+// again after it; a TC0 frame already on the wire is preempted by TC1 and resumed later
+// with a COF symbol. Control frames wait for the frame on the wire to end.
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unipro-model/up_internal.h"
+
+up_dl_params up_dl_params_default(void)
+{
+    return (up_dl_params){
+        .tx_window = 16,
+        .rx_credits = { 64, 64 },
+        .out_ack_threshold = 3,
+        .afc_credit_threshold = 16,
+        .afc_flush = SIM_US(2),
+        .replay_timeout = SIM_US(4000),
+        .fc_protection = SIM_US(1000),
+        .preemption = true,
+    };
+}
+
+up_port *up_port_new(up_env *env, const up_dl_params *dl, const up_port_upper *ops, void *ctx)
+{
+    up_dl_params d = dl ? *dl : up_dl_params_default();
+    if (!env || !ops || !ops->pull || !ops->deliver || d.tx_window < 1 ||
+        d.tx_window > UP_WINDOW_MAX || d.rx_credits[0] < 9 || d.rx_credits[1] < 9 ||
+        d.out_ack_threshold > 15 || !d.replay_timeout || !d.fc_protection || !d.afc_flush)
+        return NULL;
+    up_port *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->env = env;
+    p->s = up_env_scheduler(env);
+    p->dl = d;
+    p->ops = ops;
+    p->ctx = ctx;
+    for (unsigned tc = 0; tc < UP_TCS; tc++) {
+        p->tx[tc].port = p;
+        p->tx[tc].tcid = (uint8_t)tc;
+        p->rx[tc].granted = d.rx_credits[tc];
+        p->rx[tc].reported = d.rx_credits[tc];
+    }
+    p->bits_to_error = INT64_MAX;
+    return p;
+}
+
+static up_frame *rb_at(up_txtc *t, unsigned i)
+{
+    return t->rb[(t->rb_head + i) % UP_WINDOW_MAX];
+}
+
+static void cancel_timers(up_port *p)
+{
+    for (unsigned tc = 0; tc < UP_TCS; tc++) {
+        if (p->tx[tc].replay_armed)
+            sim_cancel(p->s, p->tx[tc].replay_ev);
+        if (p->tx[tc].prot_armed)
+            sim_cancel(p->s, p->tx[tc].prot_ev);
+        p->tx[tc].replay_armed = p->tx[tc].prot_armed = false;
+    }
+    if (p->flush_armed)
+        sim_cancel(p->s, p->flush_ev);
+    p->flush_armed = false;
+}
+
+void up_port_free(up_port *p)
+{
+    if (!p)
+        return;
+    up_port_link_lost(p);
+    cancel_timers(p);
+    for (unsigned tc = 0; tc < UP_TCS; tc++) {
+        up_txtc *t = &p->tx[tc];
+        for (unsigned i = 0; i < t->rb_count; i++)
+            up_frame_free(p->env, rb_at(t, i));
+        if (t->has_suspended && t->suspended.f.msg)
+            up_msg_unref(p->env, t->suspended.f.msg);
+    }
+    free(p);
+}
+
+const up_port_stats *up_port_stats_get(const up_port *p)
+{
+    return &p->st;
+}
+
+up_link *up_port_link(const up_port *p)
+{
+    return p->link;
+}
+
+const up_dl_params *up_port_dl_params(const up_port *p)
+{
+    return &p->dl;
+}
+
+unsigned up_port_unacked(const up_port *p, unsigned tc)
+{
+    return tc < UP_TCS ? p->tx[tc].rb_count : 0;
+}
+
+int64_t up_port_tx_credits(const up_port *p, unsigned tc)
+{
+    return tc < UP_TCS ? (int64_t)(p->tx[tc].cred_limit - p->tx[tc].cred_used) : 0;
+}
+
+unsigned up_port_rx_buffered(const up_port *p, unsigned tc)
+{
+    return tc < UP_TCS ? p->rx[tc].buffered : 0;
+}
+
+void up_port_set_early_delivery(up_port *p, bool early)
+{
+    p->early_delivery = early;
+}
+
+sim_time up_port_frame_time(const up_port *p, unsigned seg_len)
+{
+    return p->link ? up_phy_symbols_time(p->sym_fp, up_frame_symbols(seg_len)) : 0;
+}
+
+sim_time up_port_wire_idle_at(const up_port *p)
+{
+    return p->busy_until;
+}
+
+/* ---- timing and faults ------------------------------------------------------------ */
+
+static int64_t draw_error_gap(up_port *p)
+{
+    /* bits until the next error: geometric with parameter ber */
+    double g = floor(log(up_rng_unit(&p->rng)) / p->ln_keep);
+    return g >= 9e18 ? INT64_MAX : (int64_t)g + 1;
+}
+
+void up_port_reseed(up_port *p)
+{
+    const up_link_cfg *c = up_link_get_cfg(p->link);
+    up_rng_seed(&p->rng, c->faults.seed * 2 + p->side + 0x5eed);
+    up_port_retime(p);
+}
+
+void up_port_retime(up_port *p)
+{
+    const up_link_cfg *c = up_link_get_cfg(p->link);
+    p->sym_fp = up_phy_symbol_ps_fp16(&c->phy);
+    p->latency = c->params.tx_latency + c->params.rx_latency;
+    p->burst_open = up_phy_burst_open_time(&c->phy, &c->params);
+    p->burst_hold = c->params.burst_hold;
+    p->drop = c->faults.drop;
+    if (c->faults.ber > 0) {
+        p->ln_keep = log1p(-c->faults.ber);
+        p->bits_to_error = draw_error_gap(p);
+    } else {
+        p->bits_to_error = INT64_MAX;
+    }
+}
+
+/* Decides, at commit time, whether the line corrupts or loses this transmission. */
+static uint8_t line_faults(up_port *p, unsigned symbols)
+{
+    uint8_t fl = 0;
+    if (p->bits_to_error != INT64_MAX) {
+        int64_t bits = (int64_t)symbols * UP_UI_PER_SYMBOL;
+        p->bits_to_error -= bits;
+        if (p->bits_to_error <= 0) {
+            fl |= UP_SLOT_CORRUPT;
+            while (p->bits_to_error <= 0)
+                p->bits_to_error += draw_error_gap(p);
+        }
+    }
+    if (p->drop > 0 && up_rng_unit(&p->rng) <= p->drop)
+        fl |= UP_SLOT_DROPPED;
+    return fl;
+}
+
+static bool link_up(const up_port *p)
+{
+    return p->link && up_link_get_state(p->link) == UP_LINK_UP;
+}
+
+/* ---- the pipe of committed slots --------------------------------------------------- */
+
+static void port_arrive(void *ctx);
+
+static up_slot *pipe_at(up_port *p, unsigned i)
+{
+    return &p->pipe[(p->pipe_head + i) % UP_PIPE_MAX];
+}
+
+static up_slot *pipe_tail(up_port *p)
+{
+    return p->pipe_count ? pipe_at(p, p->pipe_count - 1) : NULL;
+}
+
+/* Puts a slot whose kind, symbols, flags and payload are set on the wire at `start`. */
+static void commit(up_port *p, up_slot *n, sim_time start, sim_time extra)
+{
+    sim_time now = sim_now(p->s);
+    if (start < now)
+        start = now;
+    if (start < p->busy_until)
+        start = p->busy_until;
+    n->open = 0;
+    if (!p->burst_ever || start > p->busy_until + p->burst_hold)
+        n->open = p->burst_open;
+    p->burst_ever = true;
+    sim_time body = extra ? extra : up_phy_symbols_time(p->sym_fp, n->symbols);
+    n->start = start;
+    n->end = start + n->open + body;
+    if (!(n->flags & UP_SLOT_RESUMED))
+        n->flags |= line_faults(p, n->symbols);
+    if (p->peer && p->peer->early_delivery && n->kind == UP_SLOT_DATA &&
+        !(n->flags & UP_SLOT_RESUMED)) {
+        n->flags |= UP_SLOT_EARLY;
+        n->arrive = start + n->open + up_phy_symbols_time(p->sym_fp, 2) + p->latency;
+        n->f.t_end = n->end + p->latency;
+    } else {
+        n->flags &= (uint8_t)~UP_SLOT_EARLY;
+        n->arrive = n->end + p->latency;
+        n->f.t_end = n->arrive;
+    }
+    p->busy_until = n->end;
+    up_slot *slot = &p->pipe[(p->pipe_head + p->pipe_count) % UP_PIPE_MAX];
+    *slot = *n;
+    p->pipe_count++;
+    if (sim_schedule(p->s, slot->arrive - now, port_arrive, p, &slot->ev) != 0)
+        abort(); /* the kernel cannot grow: nothing sensible can continue */
+}
+
+static sim_time slot_body(const up_slot *s)
+{
+    return s->end - s->start - s->open;
+}
+
+/* Takes back the newest slot, which has not started. */
+static void uncommit_tail(up_port *p)
+{
+    up_slot *s = pipe_tail(p);
+    sim_cancel(p->s, s->ev);
+    p->pipe_count--;
+    up_slot *prev = pipe_tail(p);
+    p->busy_until = prev ? prev->end : p->popped_end;
+    if (s->kind == UP_SLOT_AFC) {
+        p->afc_req |= (uint8_t)(1u << s->tc);
+        if (s->flags & UP_SLOT_CREQ)
+            p->creq_req |= (uint8_t)(1u << s->tc);
+        return;
+    }
+    if (s->kind == UP_SLOT_NAC) {
+        p->nac_req = true;
+        return;
+    }
+    up_txtc *t = &p->tx[s->tc];
+    if (s->flags & UP_SLOT_RESUMED) {
+        s->flags &= (uint8_t)~(UP_SLOT_EARLY);
+        s->end = s->start + slot_body(s) - up_phy_symbols_time(p->sym_fp, UP_COF_SYMS);
+        s->open = 0;
+        t->suspended = *s;
+        t->has_suspended = true;
+        return;
+    }
+    uint32_t idx = s->seq - t->base_seq;
+    if (s->seq - t->base_seq < t->rb_count && idx < t->next_tx)
+        t->next_tx = idx;
+    if (s->f.msg)
+        up_msg_unref(p->env, s->f.msg);
+}
+
+/* Makes room for a transmission of priority prio (control 2, TC1 1, TC0 0): slots of lower
+ * priority that have not started are taken back; a TC0 frame on the wire is preempted by
+ * TC1 when preemption is on. */
+static void make_room(up_port *p, unsigned prio)
+{
+    sim_time now = sim_now(p->s);
+    up_slot *t;
+    while ((t = pipe_tail(p)) && t->start >= now && t->prio < prio)
+        uncommit_tail(p);
+    t = pipe_tail(p);
+    if (prio == 1 && p->dl.preemption && t && t->kind == UP_SLOT_DATA && t->prio == 0 &&
+        t->start + t->open < now && t->end > now && !(t->flags & UP_SLOT_EARLY)) {
+        up_txtc *tx = &p->tx[0];
+        if (tx->has_suspended)
+            return; /* one suspension at a time */
+        sim_cancel(p->s, t->ev);
+        p->pipe_count--;
+        p->st.tx_busy += now - t->start;
+        p->st.tx_preemptions++;
+        up_slot sus = *t;
+        sus.start = now;
+        sus.open = 0;
+        sus.flags &= (uint8_t)~UP_SLOT_EARLY;
+        tx->suspended = sus; /* remaining time = end - now */
+        tx->has_suspended = true;
+        p->busy_until = now;
+    }
+}
+
+/* ---- timers ----------------------------------------------------------------------- */
+
+static void replay_fire(void *ctx);
+static void go_back(up_port *p, unsigned tc);
+
+static void arm_replay(up_port *p, unsigned tc)
+{
+    up_txtc *t = &p->tx[tc];
+    if (t->replay_armed)
+        return;
+    sim_time now = sim_now(p->s);
+    sim_time delay = t->replay_deadline > now ? t->replay_deadline - now : 0;
+    if (sim_schedule(p->s, delay, replay_fire, &p->tx[tc], &t->replay_ev) == 0)
+        t->replay_armed = true;
+}
+
+static up_port *port_of_tx(up_txtc *t, unsigned *tc)
+{
+    *tc = t->tcid;
+    return t->port;
+}
+
+static void replay_fire(void *ctx)
+{
+    unsigned tc;
+    up_port *p = port_of_tx(ctx, &tc);
+    up_txtc *t = &p->tx[tc];
+    t->replay_armed = false;
+    if (!t->rb_count)
+        return;
+    sim_time now = sim_now(p->s);
+    if (now >= t->replay_deadline) {
+        p->st.tx_replay_timeouts++;
+        if (link_up(p))
+            go_back(p, tc);
+        t->replay_deadline = now + p->dl.replay_timeout;
+        up_port_pump(p);
+    }
+    arm_replay(p, tc);
+}
+
+static void prot_fire(void *ctx)
+{
+    unsigned tc;
+    up_port *p = port_of_tx(ctx, &tc);
+    up_txtc *t = &p->tx[tc];
+    t->prot_armed = false;
+    if (t->stalled && t->cred_limit == t->prot_cred_mark && link_up(p)) {
+        p->creq_req |= (uint8_t)(1u << tc);
+        p->afc_req |= (uint8_t)(1u << tc);
+        p->st.tx_credit_requests++;
+        up_port_pump(p);
+    }
+}
+
+static void stall_begin(up_port *p, unsigned tc)
+{
+    up_txtc *t = &p->tx[tc];
+    if (!t->stalled) {
+        t->stalled = true;
+        t->stall_since = sim_now(p->s);
+    }
+    if (!t->prot_armed) {
+        t->prot_cred_mark = t->cred_limit;
+        if (sim_schedule(p->s, p->dl.fc_protection, prot_fire, t, &t->prot_ev) == 0)
+            t->prot_armed = true;
+    }
+}
+
+static void stall_end(up_port *p, unsigned tc)
+{
+    up_txtc *t = &p->tx[tc];
+    if (t->stalled) {
+        t->stalled = false;
+        p->st.tx_credit_stall[tc] += sim_now(p->s) - t->stall_since;
+    }
+}
+
+static void flush_fire(void *ctx)
+{
+    up_port *p = ctx;
+    p->flush_armed = false;
+    for (unsigned tc = 0; tc < UP_TCS; tc++)
+        if (p->rx[tc].since_ack || p->rx[tc].granted != p->rx[tc].reported)
+            p->afc_req |= (uint8_t)(1u << tc);
+    if (p->afc_req)
+        up_port_pump(p);
+}
+
+static void arm_flush(up_port *p)
+{
+    if (!p->flush_armed &&
+        sim_schedule(p->s, p->dl.afc_flush, flush_fire, p, &p->flush_ev) == 0)
+        p->flush_armed = true;
+}
+
+/* ---- sending ---------------------------------------------------------------------- */
+
+static void commit_control(up_port *p, unsigned kind, unsigned tc)
+{
+    make_room(p, 2);
+    up_slot n;
+    n.kind = (uint8_t)kind;
+    n.tc = (uint8_t)tc;
+    n.prio = 2;
+    n.flags = 0;
+    n.f.msg = NULL;
+    if (kind == UP_SLOT_NAC) {
+        n.symbols = UP_NAC_SYMS;
+        n.seq = 0;
+        n.credits = 0;
+        p->nac_req = false;
+    } else {
+        up_rxtc *r = &p->rx[tc];
+        n.symbols = UP_AFC_SYMS;
+        n.seq = (r->expect - 1) & (UP_SEQ_MOD - 1);
+        n.credits = r->granted;
+        if (p->creq_req & (1u << tc))
+            n.flags |= UP_SLOT_CREQ;
+        r->reported = r->granted;
+        r->since_ack = 0;
+        p->afc_req &= (uint8_t)~(1u << tc);
+        p->creq_req &= (uint8_t)~(1u << tc);
+    }
+    commit(p, &n, 0, 0);
+}
+
+/* Commits the next data frame of tc, if any may go. */
+static bool try_data(up_port *p, unsigned tc)
+{
+    up_txtc *t = &p->tx[tc];
+    up_slot n;
+    sim_time extra = 0;
+    sim_time not_before = 0;
+    if (t->has_suspended) {
+        n = t->suspended;
+        t->has_suspended = false;
+        uint32_t idx = n.seq - t->base_seq;
+        if (idx >= t->rb_count) { /* acknowledged meanwhile */
+            if (n.f.msg)
+                up_msg_unref(p->env, n.f.msg);
+            return true;
+        }
+        extra = n.end - n.start + up_phy_symbols_time(p->sym_fp, UP_COF_SYMS);
+        n.flags |= UP_SLOT_RESUMED;
+    } else if (t->next_tx < t->rb_count) {
+        up_frame *f = rb_at(t, t->next_tx);
+        n.f = *f;
+        n.seq = f->seq;
+        n.flags = (f->flags & UP_FRAME_SENT) ? UP_SLOT_REPLAY : 0;
+        f->flags |= UP_FRAME_SENT;
+        if (n.f.msg)
+            up_msg_ref(n.f.msg);
+        t->next_tx++;
+    } else {
+        if (t->rb_count >= p->dl.tx_window)
+            return false;
+        uint64_t avail = t->cred_limit > t->cred_used ? t->cred_limit - t->cred_used : 0;
+        up_frame *f = NULL;
+        int r = p->ops->pull(p->ctx, tc, avail > UINT32_MAX ? UINT32_MAX : (uint32_t)avail, &f);
+        if (r == UP_PULL_NO_CREDIT) {
+            stall_begin(p, tc);
+            return false;
+        }
+        if (r != UP_PULL_OK || !f) {
+            stall_end(p, tc);
+            return false;
+        }
+        stall_end(p, tc);
+        f->tc = (uint8_t)tc;
+        f->seq = t->base_seq + t->rb_count;
+        f->flags |= UP_FRAME_SENT;
+        t->rb[(t->rb_head + t->rb_count) % UP_WINDOW_MAX] = f;
+        if (!t->rb_count)
+            t->replay_deadline = sim_now(p->s) + p->dl.replay_timeout;
+        t->rb_count++;
+        t->next_tx++;
+        t->cred_used += up_frame_credits(f->len);
+        not_before = f->t_ready;
+        n.f = *f;
+        n.seq = f->seq;
+        n.flags = 0;
+        if (n.f.msg)
+            up_msg_ref(n.f.msg);
+        arm_replay(p, tc);
+    }
+    n.kind = UP_SLOT_DATA;
+    n.tc = (uint8_t)tc;
+    n.prio = (uint8_t)tc;
+    n.symbols = up_frame_symbols(n.f.len);
+    if (tc)
+        make_room(p, 1);
+    commit(p, &n, not_before, extra);
+    return true;
+}
+
+static void pump_once(up_port *p);
+
+static bool horizon_full(up_port *p)
+{
+    if (!p->pipe_count)
+        return false;
+    return p->busy_until >= pipe_at(p, 0)->end + p->latency;
+}
+
+void up_port_pump(up_port *p)
+{
+    if (!link_up(p))
+        return;
+    if (p->in_pump) { /* called back from inside pull(): the running pump looks again */
+        p->pump_again = true;
+        return;
+    }
+    p->in_pump = true;
+    do {
+        p->pump_again = false;
+        pump_once(p);
+    } while (p->pump_again && link_up(p));
+    p->in_pump = false;
+}
+
+static void pump_once(up_port *p)
+{
+    while (p->pipe_count < UP_PIPE_MAX) {
+        if (p->nac_req) {
+            commit_control(p, UP_SLOT_NAC, 0);
+            continue;
+        }
+        if (p->afc_req) {
+            commit_control(p, UP_SLOT_AFC, (p->afc_req & 2) ? 1 : 0);
+            continue;
+        }
+        if (try_data(p, 1))
+            continue;
+        if (horizon_full(p) || !try_data(p, 0))
+            return;
+    }
+}
+
+void up_port_kick(up_port *p, unsigned tc)
+{
+    (void)tc;
+    up_port_pump(p);
+}
+
+/* ---- go-back-N and acknowledgements ---------------------------------------------------- */
+
+/* Replays every unacknowledged frame of tc from the oldest. */
+static void go_back(up_port *p, unsigned tc)
+{
+    sim_time now = sim_now(p->s);
+    up_slot *s;
+    while ((s = pipe_tail(p)) && s->start >= now)
+        uncommit_tail(p);
+    up_txtc *t = &p->tx[tc];
+    if (t->has_suspended) {
+        if (t->suspended.f.msg)
+            up_msg_unref(p->env, t->suspended.f.msg);
+        t->has_suspended = false;
+    }
+    t->next_tx = 0;
+}
+
+static void handle_ack(up_port *p, unsigned tc, uint32_t ack5, uint64_t credits)
+{
+    up_txtc *t = &p->tx[tc];
+    if (credits > t->cred_limit)
+        t->cred_limit = credits;
+    unsigned n = (ack5 - t->base_seq + 1) & (UP_SEQ_MOD - 1);
+    if (n && n <= t->rb_count) {
+        for (unsigned i = 0; i < n; i++)
+            up_frame_free(p->env, rb_at(t, i));
+        t->rb_head = (t->rb_head + n) % UP_WINDOW_MAX;
+        t->rb_count -= n;
+        t->base_seq += n;
+        t->next_tx = t->next_tx > n ? t->next_tx - n : 0;
+        t->replay_deadline = sim_now(p->s) + p->dl.replay_timeout;
+    }
+}
+
+/* ---- receiving -------------------------------------------------------------------- */
+
+static void request_nac(up_port *q, unsigned tc)
+{
+    if (!q->rx[tc].nac_sent) {
+        q->rx[tc].nac_sent = true;
+        q->nac_req = true;
+    }
+}
+
+/* Slot s sent by p arrives at q = p->peer. */
+static void receive(up_port *q, up_slot *s)
+{
+    if (s->flags & UP_SLOT_DROPPED) {
+        q->st.rx_dropped++;
+        if (s->f.msg)
+            up_msg_unref(q->env, s->f.msg);
+        return;
+    }
+    if (s->kind != UP_SLOT_DATA) {
+        if (s->flags & UP_SLOT_CORRUPT) {
+            q->st.rx_control_lost++;
+            return;
+        }
+        if (s->kind == UP_SLOT_NAC) {
+            q->st.rx_nac++;
+            for (unsigned tc = 0; tc < UP_TCS; tc++)
+                if (q->tx[tc].rb_count)
+                    go_back(q, tc);
+        } else {
+            q->st.rx_afc++;
+            handle_ack(q, s->tc, s->seq, s->credits);
+            if (s->flags & UP_SLOT_CREQ)
+                q->afc_req |= (uint8_t)(1u << s->tc);
+        }
+        up_port_pump(q);
+        return;
+    }
+    unsigned tc = s->tc;
+    up_rxtc *r = &q->rx[tc];
+    if (s->flags & UP_SLOT_CORRUPT) {
+        /* always NAC a CRC error (a replayed frame may be hit again); a gap in the sequence
+         * after a NAC is the sender still finishing frames it sent before the replay */
+        q->st.rx_crc_errors++;
+        q->rx[tc].nac_sent = true;
+        q->nac_req = true;
+        if (s->f.msg)
+            up_msg_unref(q->env, s->f.msg);
+        up_port_pump(q);
+        return;
+    }
+    unsigned d = (s->seq - r->expect) & (UP_SEQ_MOD - 1);
+    if (d) {
+        if (d >= UP_WINDOW_MAX) {
+            q->st.rx_duplicates++;
+            q->afc_req |= (uint8_t)(1u << tc);
+        } else {
+            q->st.rx_out_of_sequence++;
+            request_nac(q, tc);
+        }
+        if (s->f.msg)
+            up_msg_unref(q->env, s->f.msg);
+        up_port_pump(q);
+        return;
+    }
+    r->expect++;
+    r->nac_sent = false;
+    r->buffered += up_frame_credits(s->f.len);
+    q->st.rx_frames++;
+    q->st.rx_payload_bytes += s->f.len;
+    if (++r->since_ack > q->dl.out_ack_threshold)
+        q->afc_req |= (uint8_t)(1u << tc);
+    else
+        arm_flush(q);
+    up_frame *f = up_frame_alloc(q->env);
+    if (!f)
+        abort();
+    sim_time t_end = s->f.t_end;
+    *f = s->f;
+    f->next = NULL;
+    f->flags &= (uint8_t)~UP_FRAME_SENT;
+    f->t_ready = 0;
+    f->t_end = t_end;
+    q->ops->deliver(q->ctx, f);
+    if (q->afc_req)
+        up_port_pump(q);
+}
+
+static void port_arrive(void *ctx)
+{
+    up_port *p = ctx;
+    up_slot s = p->pipe[p->pipe_head];
+    p->pipe_head = (p->pipe_head + 1) % UP_PIPE_MAX;
+    p->pipe_count--;
+    if (s.end > p->popped_end)
+        p->popped_end = s.end;
+    p->st.tx_busy += s.end - s.start;
+    switch (s.kind) {
+    case UP_SLOT_DATA:
+        if (!(s.flags & UP_SLOT_RESUMED)) {
+            p->st.tx_frames++;
+            p->st.tx_payload_bytes += s.f.len;
+            if (s.flags & UP_SLOT_REPLAY)
+                p->st.tx_replays++;
+        }
+        break;
+    case UP_SLOT_AFC:
+        p->st.tx_afc++;
+        break;
+    default:
+        p->st.tx_nac++;
+        break;
+    }
+    p->st.tx_wire_bytes += 2ull * (s.symbols + ((s.flags & UP_SLOT_RESUMED) ? UP_COF_SYMS : 0));
+    receive(p->peer, &s);
+    up_port_pump(p);
+}
+
+void up_port_release(up_port *p, unsigned tc, unsigned credits)
+{
+    up_rxtc *r = &p->rx[tc];
+    r->buffered = credits > r->buffered ? 0 : r->buffered - credits;
+    r->granted += credits;
+    if (r->granted - r->reported >= p->dl.afc_credit_threshold) {
+        p->afc_req |= (uint8_t)(1u << tc);
+        up_port_pump(p);
+    } else {
+        arm_flush(p);
+    }
+}
+
+/* ---- link attachment -------------------------------------------------------------- */
+
+void up_port_attach(up_port *p, up_link *l, unsigned side, up_port *peer)
+{
+    p->link = l;
+    p->side = side;
+    p->peer = peer;
+    for (unsigned tc = 0; tc < UP_TCS; tc++)
+        p->tx[tc].cred_limit = peer->dl.rx_credits[tc];
+    up_port_reseed(p);
+}
+
+void up_port_link_lost(up_port *p)
+{
+    while (p->pipe_count) {
+        up_slot *s = pipe_tail(p);
+        sim_cancel(p->s, s->ev);
+        if (s->kind == UP_SLOT_DATA && (s->flags & UP_SLOT_RESUMED)) {
+            if (s->f.msg)
+                up_msg_unref(p->env, s->f.msg);
+            p->pipe_count--;
+            continue;
+        }
+        if (s->kind == UP_SLOT_DATA) {
+            if (s->f.msg)
+                up_msg_unref(p->env, s->f.msg);
+            p->pipe_count--;
+            continue;
+        }
+        p->pipe_count--;
+    }
+    for (unsigned tc = 0; tc < UP_TCS; tc++) {
+        up_txtc *t = &p->tx[tc];
+        if (t->has_suspended && t->suspended.f.msg)
+            up_msg_unref(p->env, t->suspended.f.msg);
+        t->has_suspended = false;
+        t->next_tx = 0;
+        stall_end(p, tc);
+    }
+    sim_time now = p->s ? sim_now(p->s) : 0;
+    if (p->busy_until > now)
+        p->busy_until = now;
+    p->popped_end = p->busy_until;
+    p->burst_ever = false;
+}
+
+void up_port_link_restored(up_port *p)
+{
+    for (unsigned tc = 0; tc < UP_TCS; tc++) {
+        p->tx[tc].next_tx = 0;
+        p->rx[tc].nac_sent = false;
+        p->tx[tc].replay_deadline = sim_now(p->s) + p->dl.replay_timeout;
+        if (p->tx[tc].rb_count)
+            arm_replay(p, tc);
+        p->afc_req |= (uint8_t)(1u << tc); /* re-synchronise acknowledgements and credits */
+    }
+    p->burst_ever = false;
+}
+
+void up_port_detach(up_port *p)
+{
+    up_port_link_lost(p);
+    cancel_timers(p);
+    p->link = NULL;
+    p->peer = NULL;
+}
