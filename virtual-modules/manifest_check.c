@@ -14,6 +14,10 @@ typedef struct checker {
     vm_manifest *m;
     vm_manifest_diags *d;
     size_t errors;
+    /* 1 + index of the first descriptor of each kind and id, 0 when none: keeps the
+     * checks linear however many descriptors a hostile file has */
+    uint32_t first_string[256], first_bundle[256];
+    uint32_t *first_cport;   /* 65536 entries */
 } checker;
 
 static void report(checker *c, vm_manifest_severity sev, vm_mf_where_kind at, size_t where,
@@ -55,20 +59,29 @@ static void protocol_text(uint8_t protocol, char *buf, size_t size)
     snprintf(buf, size, "0x%02x (%s)", protocol, name ? name : "reserved");
 }
 
-static const vm_mf_desc *find_first(const vm_manifest *m, uint8_t type, unsigned id,
-                                    size_t before)
+static void build_index(checker *c)
 {
-    for (size_t i = 0; i < before && i < m->ndescs; i++) {
+    const vm_manifest *m = c->m;
+    for (size_t i = m->ndescs; i-- > 0;) {
         const vm_mf_desc *d = &m->descs[i];
-        if (d->type != type)
-            continue;
-        unsigned did = type == VM_MF_STRING   ? d->u.str.id
-                       : type == VM_MF_BUNDLE ? d->u.bundle.id
-                                              : d->u.cport.id;
-        if (did == id)
-            return d;
+        if (d->type == VM_MF_STRING)
+            c->first_string[d->u.str.id] = (uint32_t)(i + 1);
+        else if (d->type == VM_MF_BUNDLE)
+            c->first_bundle[d->u.bundle.id] = (uint32_t)(i + 1);
+        else if (d->type == VM_MF_CPORT)
+            c->first_cport[d->u.cport.id] = (uint32_t)(i + 1);
     }
-    return NULL;
+}
+
+/* The first descriptor of this kind and id, if it comes before index `before`. */
+static const vm_mf_desc *find_first(const checker *c, uint8_t type, unsigned id, size_t before)
+{
+    uint32_t first = type == VM_MF_STRING   ? c->first_string[id & 0xff]
+                     : type == VM_MF_BUNDLE ? c->first_bundle[id & 0xff]
+                                            : c->first_cport[id & 0xffff];
+    if (!first || first - 1 >= before)
+        return NULL;
+    return &c->m->descs[first - 1];
 }
 
 static void check_interface(checker *c, bool *string_used)
@@ -98,7 +111,7 @@ static void check_interface(checker *c, bool *string_used)
     for (int k = 0; k < 2; k++) {
         if (!ids[k])
             continue;
-        const vm_mf_desc *s = find_first(m, VM_MF_STRING, ids[k], m->ndescs);
+        const vm_mf_desc *s = find_first(c, VM_MF_STRING, ids[k], m->ndescs);
         if (!s)
             ERR_AT(c, first, "interface-descriptor names %s string %u, which does not exist",
                    what[k], ids[k]);
@@ -123,7 +136,7 @@ static void check_strings(checker *c, const bool *string_used)
                             "be used");
             continue;
         }
-        const vm_mf_desc *prev = find_first(m, VM_MF_STRING, desc->u.str.id, i);
+        const vm_mf_desc *prev = find_first(c, VM_MF_STRING, desc->u.str.id, i);
         if (prev) {
             where_text(c, prev, at, sizeof at);
             ERR_AT(c, desc, "string-descriptor %u is defined twice (also at %s)",
@@ -144,7 +157,7 @@ static void check_bundles(checker *c)
             continue;
         uint8_t id = desc->u.bundle.id;
         class_text(desc->u.bundle.cls, cls, sizeof cls);
-        const vm_mf_desc *prev = find_first(m, VM_MF_BUNDLE, id, i);
+        const vm_mf_desc *prev = find_first(c, VM_MF_BUNDLE, id, i);
         if (prev) {
             where_text(c, prev, at, sizeof at);
             ERR_AT(c, desc, "bundle-descriptor %u is defined twice (also at %s)", id, at);
@@ -172,7 +185,7 @@ static void check_cports(checker *c)
         uint16_t id = desc->u.cport.id;
         uint8_t bundle = desc->u.cport.bundle;
         protocol_text(desc->u.cport.protocol, proto, sizeof proto);
-        const vm_mf_desc *prev = find_first(m, VM_MF_CPORT, id, i);
+        const vm_mf_desc *prev = find_first(c, VM_MF_CPORT, id, i);
         if (prev) {
             where_text(c, prev, at, sizeof at);
             ERR_AT(c, desc, "cport-descriptor %u is defined twice (also at %s)", id, at);
@@ -188,7 +201,7 @@ static void check_cports(checker *c)
                 ERR_AT(c, desc, "cport-descriptor 0 is the control CPort: it must name bundle 0 "
                                 "and protocol 0x00, not bundle %u and protocol %s",
                        bundle, proto);
-            else if (!find_first(m, VM_MF_BUNDLE, 0, m->ndescs))
+            else if (!find_first(c, VM_MF_BUNDLE, 0, m->ndescs))
                 WARN_AT(c, desc, "cport-descriptor 0 names bundle 0, which does not exist "
                                  "(manifesto refuses this; the kernel ignores it)");
             continue;
@@ -198,7 +211,7 @@ static void check_cports(checker *c)
                             "CPort 0 belongs there and the kernel ignores the rest", id);
             continue;
         }
-        if (!find_first(m, VM_MF_BUNDLE, bundle, m->ndescs))
+        if (!find_first(c, VM_MF_BUNDLE, bundle, m->ndescs))
             ERR_AT(c, desc, "cport-descriptor %u names bundle %u, which does not exist",
                    id, bundle);
     }
@@ -323,7 +336,7 @@ static void check_bundle_contents(checker *c)
     for (size_t i = 0; i < m->ndescs; i++) {
         const vm_mf_desc *b = &m->descs[i];
         if (b->type != VM_MF_BUNDLE || b->u.bundle.id == 0 || b->u.bundle.id == 0xff ||
-            b->u.bundle.cls == VM_CLASS_CONTROL || find_first(m, VM_MF_BUNDLE, b->u.bundle.id, i))
+            b->u.bundle.cls == VM_CLASS_CONTROL || find_first(c, VM_MF_BUNDLE, b->u.bundle.id, i))
             continue;
         size_t n = 0;
         for (size_t j = 0; j < m->ndescs; j++) {
@@ -357,11 +370,11 @@ static size_t encoded_size(const vm_manifest *m)
     return total;
 }
 
-static char *string_copy(const vm_manifest *m, uint8_t id)
+static char *string_copy(const checker *c, uint8_t id)
 {
     if (!id)
         return NULL;
-    const vm_mf_desc *s = find_first(m, VM_MF_STRING, id, m->ndescs);
+    const vm_mf_desc *s = find_first(c, VM_MF_STRING, id, c->m->ndescs);
     char *out = malloc((size_t)s->u.str.len + 1);
     if (!out)
         return NULL;
@@ -371,10 +384,11 @@ static char *string_copy(const vm_manifest *m, uint8_t id)
 }
 
 /* The kernel's view of a manifest that passed every rule. */
-static bool build_view(vm_manifest *m)
+static bool build_view(const checker *c)
 {
-    m->vendor = string_copy(m, m->intf->u.intf.vendor);
-    m->product = string_copy(m, m->intf->u.intf.product);
+    vm_manifest *m = c->m;
+    m->vendor = string_copy(c, m->intf->u.intf.vendor);
+    m->product = string_copy(c, m->intf->u.intf.product);
     if ((m->intf->u.intf.vendor && !m->vendor) || (m->intf->u.intf.product && !m->product))
         return false;
     size_t nb = 0, nc = 0;
@@ -417,6 +431,17 @@ static bool build_view(vm_manifest *m)
 size_t vm_mf_check(vm_manifest *m, vm_manifest_diags *d)
 {
     checker c = { .m = m, .d = d, .errors = 0 };
+    c.first_cport = calloc(65536, sizeof *c.first_cport);
+    if (!c.first_cport) {
+        vm_mf_diag(d, VM_MANIFEST_ERROR, m->name, VM_MF_AT_FILE, 0, "out of memory");
+        return 1;
+    }
+    build_index(&c);
+    /* first, so that it is never among the messages dropped from a long list */
+    size_t size = encoded_size(m);
+    if (size > VM_MANIFEST_FETCH_MAX && size <= VM_MANIFEST_FORMAT_MAX)
+        ERR_FILE(&c, "manifest is %zu bytes; the 6.1 AP fetches it in one GET_MANIFEST "
+                     "operation, which carries at most %u", size, VM_MANIFEST_FETCH_MAX);
     if (m->major != 0)
         report(&c, VM_MANIFEST_ERROR, m->at, m->header_where,
                "manifest version %u.%u is too new; the 6.1 kernel reads only major version 0",
@@ -424,6 +449,7 @@ size_t vm_mf_check(vm_manifest *m, vm_manifest_diags *d)
     bool *string_used = calloc(m->ndescs ? m->ndescs : 1, sizeof *string_used);
     if (!string_used) {
         ERR_FILE(&c, "out of memory");
+        free(c.first_cport);
         return c.errors;
     }
     check_interface(&c, string_used);
@@ -433,12 +459,9 @@ size_t vm_mf_check(vm_manifest *m, vm_manifest_diags *d)
     check_cports(&c);
     check_bundle_contents(&c);
 
-    size_t size = encoded_size(m);
-    if (size > VM_MANIFEST_FETCH_MAX && size <= VM_MANIFEST_FORMAT_MAX)
-        ERR_FILE(&c, "manifest is %zu bytes; the 6.1 AP fetches it in one GET_MANIFEST "
-                     "operation, which carries at most %u", size, VM_MANIFEST_FETCH_MAX);
 
-    if (!c.errors && !build_view(m))
+    if (!c.errors && !build_view(&c))
         ERR_FILE(&c, "out of memory");
+    free(c.first_cport);
     return c.errors;
 }

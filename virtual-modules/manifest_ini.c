@@ -52,6 +52,7 @@ typedef struct reader {
     size_t *errors;
     vm_ini *ini;
     bool oom;
+    bool stop;           /* too much to read: give up */
 } reader;
 
 static void syntax_error(reader *r, size_t line, const char *fmt, ...)
@@ -116,6 +117,12 @@ static vm_ini_section *add_section(reader *r, span name, size_t line)
         syntax_error(r, line, "section name holds a NUL byte");
         return NULL;
     }
+    if (ini->nsections >= VM_INI_SECTIONS_MAX) {
+        syntax_error(r, line, "more than %d sections; a manifest the AP can fetch has at most "
+                              "254 descriptors", VM_INI_SECTIONS_MAX);
+        r->stop = true;
+        return NULL;
+    }
     if (ini->nsections == ini->cap) {
         size_t cap = ini->cap ? ini->cap * 2 : 16;
         vm_ini_section *bigger = realloc(ini->sections, cap * sizeof *bigger);
@@ -157,6 +164,11 @@ static long add_key(reader *r, vm_ini_section *s, span key, span value, size_t l
             return -1;
         }
     }
+    if (s->nkeys >= VM_INI_KEYS_MAX) {
+        syntax_error(r, line, "more than %d keys in [%s]", VM_INI_KEYS_MAX, s->name);
+        free(name);
+        return -1;
+    }
     if (s->nkeys == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 4;
         vm_ini_key *bigger = realloc(s->keys, cap * sizeof *bigger);
@@ -178,6 +190,7 @@ static long add_key(reader *r, vm_ini_section *s, span key, span value, size_t l
         return -1;
     }
     k->value_len = value.n;
+    k->value_cap = value.n + 1;
     k->line = line;
     s->nkeys++;
     return (long)(s->nkeys - 1);
@@ -186,10 +199,16 @@ static long add_key(reader *r, vm_ini_section *s, span key, span value, size_t l
 /* Appends "\n" + piece to a value (piece may be empty: a kept blank line). */
 static void append_line(reader *r, vm_ini_key *k, span piece)
 {
-    char *bigger = realloc(k->value, k->value_len + 1 + piece.n + 1);
-    if (!bigger) {
-        r->oom = true;
-        return;
+    size_t need = k->value_len + 1 + piece.n + 1;
+    char *bigger = k->value;
+    if (need > k->value_cap) {
+        size_t cap = k->value_cap * 2 > need ? k->value_cap * 2 : need;
+        bigger = realloc(k->value, cap);
+        if (!bigger) {
+            r->oom = true;
+            return;
+        }
+        k->value_cap = cap;
     }
     bigger[k->value_len] = '\n';
     memcpy(bigger + k->value_len + 1, piece.p, piece.n);
@@ -291,7 +310,7 @@ vm_ini *vm_ini_parse(const char *name, const char *text, size_t len, vm_manifest
     vm_ini_section *cur = NULL;
     long key = -1;
     size_t indent_level = 0;
-    while (pos < len && !r.oom) {
+    while (pos < len && !r.oom && !r.stop) {
         size_t end = pos;
         while (end < len && text[end] != '\n' && text[end] != '\r')
             end++;

@@ -14,6 +14,7 @@ typedef struct vm_ini_key {
     char *name;          /* lower-cased, NUL-terminated */
     char *value;         /* lines joined with '\n', trailing whitespace removed */
     size_t value_len;    /* the value may hold NUL bytes */
+    size_t value_cap;
     size_t line;
     bool used;
 } vm_ini_key;
@@ -29,6 +30,11 @@ typedef struct vm_ini {
     vm_ini_section *sections;
     size_t nsections, cap;
 } vm_ini;
+
+/* Limits that keep hostile input linear: a manifest small enough for the AP (2040 bytes)
+ * has at most 254 descriptors of a few keys each. */
+#define VM_INI_SECTIONS_MAX 1024
+#define VM_INI_KEYS_MAX 32
 
 /* Splits `text` into sections and keys. Syntax errors go to `d` (named `name`) and are
  * counted in *errors; the sections that could be read are returned all the same. NULL

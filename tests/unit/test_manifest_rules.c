@@ -384,6 +384,55 @@ static void test_binary_percent_in_strings_survives_text(void)
     vm_manifest_free(m);
 }
 
+static void test_hostile_sizes_are_refused_without_quadratic_work(void)
+{
+    /* 8180 CPort descriptors: a 65460-byte binary */
+    size_t n = 4 + 8 + 8 + 8180 * 8;
+    uint8_t *b = calloc(1, n);
+    b[0] = (uint8_t)n;
+    b[1] = (uint8_t)(n >> 8);
+    b[3] = 1;
+    uint8_t head[] = { 8, 0, 1, 0, 0, 0, 0, 0, 8, 0, 3, 0, 1, 0x0a, 0, 0 };
+    memcpy(b + 4, head, sizeof head);
+    for (size_t i = 0; i < 8180; i++) {
+        uint8_t *p = b + 20 + i * 8;
+        p[0] = 8;
+        p[2] = 4;
+        p[4] = (uint8_t)(i + 1);
+        p[5] = (uint8_t)((i + 1) >> 8);
+        p[6] = 1;
+        p[7] = 2;
+    }
+    vm_manifest_diags *d = vm_manifest_diags_new();
+    CU_ASSERT_PTR_NULL(vm_manifest_parse_binary("big.mnfb", b, n, d));
+    CU_ASSERT_TRUE(vm_manifest_diags_contain(d, "big.mnfb: error: manifest is 65460 bytes"));
+    free(b);
+
+    /* 5000 sections */
+    size_t cap = 5000 * 40, len = 0;
+    char *t = malloc(cap);
+    for (int i = 0; i < 5000; i++)
+        len += (size_t)snprintf(t + len, cap - len, "[string-descriptor %d]\nstring = x\n", i);
+    vm_manifest_diags_clear(d);
+    CU_ASSERT_PTR_NULL(vm_manifest_parse_text("big.mnfs", t, len, d));
+    CU_ASSERT_TRUE(vm_manifest_diags_contain(d, "big.mnfs:2049: error: more than 1024 sections"));
+
+    /* one value continued over 200000 lines */
+    len = (size_t)snprintf(t, cap, VALID "[string-descriptor 3]\nstring = x\n");
+    char *big = malloc(len + 200000 * 3 + 1);
+    memcpy(big, t, len);
+    for (int i = 0; i < 200000; i++) {
+        memcpy(big + len, " y\n", 3);
+        len += 3;
+    }
+    vm_manifest_diags_clear(d);
+    CU_ASSERT_PTR_NULL(vm_manifest_parse_text("long.mnfs", big, len, d));
+    CU_ASSERT_TRUE(vm_manifest_diags_contain(d, "long.mnfs:17: error: [string-descriptor 3] string is 400001 bytes"));
+    free(big);
+    free(t);
+    vm_manifest_diags_free(d);
+}
+
 static const unit_test text_rules[] = {
     UNIT_TEST(test_rule_cport_must_name_an_existing_bundle),
     UNIT_TEST(test_rule_manifest_major_version_must_be_0),
@@ -395,6 +444,7 @@ static const unit_test text_rules[] = {
     UNIT_TEST(test_rule_manifest_must_fit_one_get_manifest_operation),
     UNIT_TEST(test_rule_class_drivers_warn_when_nothing_would_bind),
     UNIT_TEST(test_rule_errors_are_collected_not_just_the_first),
+    UNIT_TEST(test_hostile_sizes_are_refused_without_quadratic_work),
     UNIT_TESTS_END,
 };
 
