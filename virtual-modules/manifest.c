@@ -244,7 +244,9 @@ vm_manifest *vm_manifest_load(const char *path, vm_manifest_diags *diags)
     else if (ends_with(path, ".mnfs"))
         binary = false;
     else
-        binary = vm_manifest_looks_binary(data, len) || memchr(data, '\0', len) != NULL;
+        /* a text manifest starts with '[', ';', '#' or a blank, never with a NUL */
+        binary = vm_manifest_looks_binary(data, len) ||
+                 memchr(data, '\0', len < VM_MF_HEADER_SIZE ? len : VM_MF_HEADER_SIZE);
 
     vm_manifest *m = binary ? vm_manifest_parse_binary(name, data, len, diags)
                             : vm_manifest_parse_text(name, (const char *)data, len, diags);

@@ -389,6 +389,25 @@ vm_manifest *vm_manifest_parse_text(const char *name, const char *text, size_t l
         return NULL;
     }
     text_reader t = { .m = m, .d = diags };
+    if (!vm_mf_valid_utf8((const uint8_t *)text, len)) {
+        /* manifesto reads the file as UTF-8 and refuses it whole; name the first bad line */
+        size_t line = 1, start = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (text[i] != '\n' && text[i] != '\r' && i + 1 < len)
+                continue;
+            size_t end = (text[i] == '\n' || text[i] == '\r') ? i : i + 1;
+            if (!vm_mf_valid_utf8((const uint8_t *)text + start, end - start))
+                break;
+            if (text[i] == '\r' && i + 1 < len && text[i + 1] == '\n')
+                i++;
+            line++;
+            start = i + 1;
+        }
+        vm_mf_diag(diags, VM_MANIFEST_ERROR, m->name, VM_MF_AT_LINE, line,
+                   "not valid UTF-8 (text manifests are UTF-8 throughout)");
+        vm_manifest_free(m);
+        return NULL;
+    }
     vm_ini *ini = vm_ini_parse(m->name, text, len, diags, &t.errors);
     if (!ini) {
         vm_mf_diag(diags, VM_MANIFEST_ERROR, m->name, VM_MF_AT_FILE, 0, "out of memory");

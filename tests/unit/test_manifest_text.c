@@ -195,7 +195,8 @@ static void test_text_strings_are_limited_to_255_utf8_bytes(void)
                        "descriptor holds at most 255");
     expect_error(HEADER INTERFACE "[string-descriptor 1]\nstring = V\n"
                                   "[string-descriptor 2]\nstring = \xff\xfe\n" BUNDLE1 CPORT1,
-                 "[string-descriptor 2] string is not valid UTF-8");
+                 "t.mnfs:10: error: not valid UTF-8 (text manifests are UTF-8 throughout)");
+    expect_error("; caf\xe9\r\n" VALID, "t.mnfs:1: error: not valid UTF-8");
     expect_product_is(HEADER INTERFACE "[string-descriptor 1]\nstring = V\n"
                                        "[string-descriptor 2]\nstring = Caf\xc3\xa9\n" BUNDLE1 CPORT1,
                       "Caf\xc3\xa9");
