@@ -2,10 +2,20 @@
 # switch-model/: the switch (routing table; the timed data plane is added by the UniPro
 # part as switch*.c) and the SVC (SVC protocol, slots, hot-plug, connection table).
 
-SWITCH_MODEL_SRCS := switch-model/route_table.c
+SWITCH_MODEL_SRCS := switch-model/route_table.c switch-model/svc.c switch-model/svc_ops.c \
+	switch-model/svc_conn.c switch-model/svc_path.c switch-model/svc_pwrmon.c switch-model/slot.c \
+	switch-model/slot_vm.c
 # Parts appending sources (e.g. the timed switch): add them to SWITCH_MODEL_SRCS here,
 # above the library line, or declare a library of their own below it.
+# The timed switch data plane (owned by the UniPro model helper).
+SWITCH_MODEL_SRCS += switch-model/switch.c
 
 $(eval $(call library,switch_model,$(SWITCH_MODEL_SRCS)))
 
 $(eval $(call unit_test,test_svc_route_table,tests/unit/test_svc_route_table.c,$(LIB_switch_model)))
+
+# The test AP driver (tests/ap/): the AP side as Linux 6.1 does it, for the SVC tests.
+TEST_AP_SRCS := tests/ap/ap.c tests/ap/ap_conn.c tests/ap/ap_intf.c
+$(eval $(call library,test_ap,$(TEST_AP_SRCS)))
+
+$(eval $(call unit_test,test_svc,tests/unit/test_svc.c,$(LIB_switch_model) $(B)/lib/libvm.a))

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// The SVC: the Greybus SVC protocol as Linux 6.1 drives it, the frame's slots, hot-plug, the
+// switch's routing table, the connection table, and the data path built on it.
+//
+// Sans-IO: the owner feeds it messages from the AP (gb_svc_from_ap), messages from module
+// interfaces (gb_svc_from_intf), slot changes (gb_svc_insert / gb_svc_remove) and the time
+// (`now`, picoseconds, passed into every call); everything the SVC says or forwards leaves
+// through the sinks in gb_svc_env. Nothing here sleeps, reads a clock or touches a socket.
+//
+// Numbering (greybus-reference.md 3.1): the AP bridge is interface ap_intf_id (default 1)
+// with DeviceID 1; slot s (0-based) holds interface id first_intf_id + s (default 2 + s);
+// a module of width k in slot s has interfaces M..M+k-1 where M = its primary id. Switch
+// port of interface i = i; the SVC sits on the last port.
+#ifndef GBVP_SWITCH_MODEL_SVC_H
+#define GBVP_SWITCH_MODEL_SVC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/scheduler.h"
+#include "switch-model/svc_conn.h"
+#include "switch-model/route_table.h"
+
+typedef struct gb_svc gb_svc;
+
+#define GB_SVC_SLOTS_MAX 29u /* DeviceIDs 2..31 bound the interfaces the AP can route */
+
+typedef enum gb_svc_log_level {
+    GB_SVC_LOG_ERROR = 0,
+    GB_SVC_LOG_WARN = 1,
+    GB_SVC_LOG_INFO = 2,
+    GB_SVC_LOG_DEBUG = 3,
+} gb_svc_log_level;
+
+/* What the SVC does to a module interface's power and link (the "power events"). */
+typedef enum gb_svc_power_event {
+    GB_SVC_PWR_VSYS_ON,
+    GB_SVC_PWR_VSYS_OFF,
+    GB_SVC_PWR_REFCLK_ON,
+    GB_SVC_PWR_REFCLK_OFF,
+    GB_SVC_PWR_UNIPRO_ON,
+    GB_SVC_PWR_UNIPRO_OFF,
+    GB_SVC_PWR_ACTIVATE, /* the interface boots (it re-arms its init status) */
+    GB_SVC_PWR_HIBERNATE,
+    GB_SVC_PWR_RESUME,
+} gb_svc_power_event;
+
+const char *gb_svc_power_event_name(gb_svc_power_event ev);
+
+/* A module interface as the SVC reaches it: the operations an interface model provides.
+ * `self` is the interface object. dme_get / dme_set return a UniPro DME result code
+ * (0 success, 1 invalid attribute, ...). */
+typedef struct gb_svc_intf_ops {
+    /* GB_SVC_INTF_TYPE_GREYBUS, _UNIPRO or _DUMMY: what INTF_ACTIVATE will report. */
+    uint8_t (*intf_type)(void *self);
+    uint16_t (*dme_get)(void *self, uint16_t attr, uint16_t selector, uint32_t *value);
+    uint16_t (*dme_set)(void *self, uint16_t attr, uint16_t selector, uint32_t value);
+    void (*power)(void *self, gb_svc_power_event ev, sim_time now);
+    /* CPort set up by CONN_CREATE / torn down by CONN_DESTROY: 0 or a negative errno
+     * (-ENOENT for a CPort the interface does not have). */
+    int (*cport_connect)(void *self, uint16_t cport, uint8_t peer_device_id,
+                         uint16_t peer_cport, uint8_t tc, uint8_t flags, sim_time now);
+    void (*cport_disconnect)(void *self, uint16_t cport, sim_time now);
+    /* A whole Greybus message arriving on one of its CPorts. */
+    void (*receive)(void *self, uint16_t cport, const uint8_t *msg, size_t len, sim_time now);
+    /* Power drawn while V_SYS is on, in microwatts (for PWRMON); may be NULL. */
+    uint32_t (*power_uw)(void *self);
+} gb_svc_intf_ops;
+
+/* The SVC's surroundings. Every callback gets `ctx`. */
+typedef struct gb_svc_env {
+    /* A message to the AP on hd CPort `hd_cport` (0 = the SVC's own connection). */
+    void (*to_ap)(void *ctx, uint16_t hd_cport, const uint8_t *msg, size_t len);
+    /* A readable line of what happened (no trailing newline). May be NULL. */
+    void (*log)(void *ctx, gb_svc_log_level level, sim_time now, const char *line);
+    /* A link's power mode was changed by INTF_SET_PWRM (hook for the link model). May be
+     * NULL. `req` is the 63-byte request payload (greybus-reference.md 3.2.1). */
+    void (*power_mode)(void *ctx, uint8_t intf_id, const uint8_t *req, size_t len);
+    void *ctx;
+} gb_svc_env;
+
+typedef struct gb_svc_config {
+    unsigned num_slots;      /* 1..GB_SVC_SLOTS_MAX */
+    uint16_t endo_id;        /* 0 = GB_SVC_ENDO_ID_DEFAULT (0x4755) */
+    uint8_t ap_intf_id;      /* 0 = 1 */
+    uint8_t first_intf_id;   /* interface id of slot 0; 0 = ap_intf_id + 1 */
+    uint16_t ap_cport_count; /* hd CPorts of the AP bridge; 0 = 44 (APBridgeA) */
+    bool no_pwrmon_rails;    /* answer PWRMON_RAIL_COUNT_GET with 0 */
+} gb_svc_config;
+
+/* NULL with a reason in err when the configuration is bad or memory ran out. The caller
+ * owns the result (gb_svc_free). env is copied. */
+gb_svc *gb_svc_new(const gb_svc_config *cfg, const gb_svc_env *env, char *err, size_t errlen);
+void gb_svc_free(gb_svc *svc);
+
+/* The AP bridge's SVC connection is up: send PROTOCOL_VERSION (then HELLO once answered).
+ * Calling it again restarts the handshake (a new AP instance, e.g. after re-plugging). */
+void gb_svc_start(gb_svc *svc, sim_time now);
+/* The AP went away (bridge unplugged): forget the handshake and everything the AP set up
+ * (routes, connections, device ids); modules stay in their slots. */
+void gb_svc_ap_lost(gb_svc *svc, sim_time now);
+
+/* A message from the AP on hd CPort `hd_cport`. hd CPort 0 is the SVC protocol; any other
+ * goes through the data path. Malformed input is logged and dropped (requests get an
+ * error response where the protocol allows one). */
+void gb_svc_from_ap(gb_svc *svc, uint16_t hd_cport, const uint8_t *msg, size_t len,
+                    sim_time now);
+/* A message sent by a module interface on one of its CPorts: through the data path. */
+void gb_svc_from_intf(gb_svc *svc, uint8_t intf_id, uint16_t cport, const uint8_t *msg,
+                      size_t len, sim_time now);
+
+/* Lets time pass: notices AP requests left unanswered for over 1 s, logs a silent AP
+ * watchdog. Call it at least every second of simulated time or on any event. */
+void gb_svc_tick(gb_svc *svc, sim_time now);
+
+/* ---- slots and hot-plug ---- */
+
+/* Inserts a module of `width` interfaces into slots slot..slot+width-1. ops/intfs give its
+ * interfaces in order (intfs[i] becomes interface id first_intf_id + slot + i). `name` is
+ * for the log. The SVC tells the AP (MODULE_INSERTED) as soon as the handshake is done.
+ * 0, -EINVAL (bad slot range or width 0), -EBUSY (a slot is occupied). The SVC does not
+ * own the interfaces; they must stay valid until removed. */
+int gb_svc_insert(gb_svc *svc, unsigned slot, unsigned width, const char *name,
+                  const gb_svc_intf_ops *ops, void *const *intfs, sim_time now);
+/* Removes the module whose slots include `slot`: its interfaces stop at once (no power,
+ * no traffic), and the AP hears MODULE_REMOVED (unless it never heard MODULE_INSERTED).
+ * 0 or -ENOENT (empty slot). */
+int gb_svc_remove(gb_svc *svc, unsigned slot, sim_time now);
+/* The interface objects of the module in `slot` (for the owner to free after removal):
+ * fills up to max entries, returns the module's width, 0 for an empty slot. */
+unsigned gb_svc_slot_interfaces(const gb_svc *svc, unsigned slot, void **intfs, unsigned max);
+/* Called back when the AP ejected a module (INTF_EJECT) and the SVC released it, so the
+ * owner can free it. May be NULL. */
+void gb_svc_set_release_hook(gb_svc *svc,
+                             void (*released)(void *ctx, unsigned slot, void *const *intfs,
+                                              unsigned width),
+                             void *ctx);
+
+/* An interface wrote its mailbox (mode switch done): the SVC reports INTF_MAILBOX_EVENT.
+ * An interface crashed: INTF_OOPS. 0, or -ENOENT when no interface has that id. */
+int gb_svc_intf_mailbox(gb_svc *svc, uint8_t intf_id, uint32_t value, sim_time now);
+int gb_svc_intf_oops(gb_svc *svc, uint8_t intf_id, uint8_t reason, sim_time now);
+
+/* ---- the data path (a function of the connection table and the routing table) ---- */
+
+typedef enum gb_svc_path_verdict {
+    GB_SVC_PATH_OK = 0,
+    GB_SVC_PATH_NO_CONNECTION, /* the source CPort is in no connection */
+    GB_SVC_PATH_NO_ROUTE,      /* the switch drops it (no device id or no route) */
+    GB_SVC_PATH_PEER_GONE,     /* the destination interface is not present or powered */
+    GB_SVC_PATH_BAD_MESSAGE,   /* not a valid Greybus message */
+} gb_svc_path_verdict;
+
+typedef struct gb_svc_path {
+    uint8_t src_intf, dst_intf;
+    uint16_t src_cport, dst_cport;
+    uint8_t src_device_id, dst_device_id;
+    unsigned in_port, out_port; /* switch ports */
+} gb_svc_path;
+
+/* Where a message leaving (src_intf, src_cport) goes, counting the outcome in the
+ * routing table's statistics. Does not deliver. */
+gb_svc_path_verdict gb_svc_path_resolve(gb_svc *svc, uint8_t src_intf, uint16_t src_cport,
+                                        gb_svc_path *out);
+/* Delivers a message along a resolved path (to the AP sink or to the interface). The timed
+ * switch calls this when the message has crossed the network. */
+void gb_svc_path_deliver(gb_svc *svc, const gb_svc_path *p, const uint8_t *msg, size_t len,
+                         sim_time now);
+const char *gb_svc_path_verdict_name(gb_svc_path_verdict v);
+
+/* ---- inspection (tests, control socket, log) ---- */
+
+typedef struct gb_svc_stats {
+    uint64_t ap_requests, ap_bad_requests, svc_requests_sent, ap_timeouts;
+    uint64_t pings, forwarded_to_ap, forwarded_to_intf, dropped;
+} gb_svc_stats;
+
+typedef struct gb_svc_intf_info {
+    bool present;                  /* a module's interface sits here */
+    bool vsys, refclk, unipro, active, hibernated;
+    uint8_t device_id;             /* 0 = none */
+    uint8_t tx_mode, rx_mode;      /* last INTF_SET_PWRM, 0 = never */
+    uint8_t slot;
+    unsigned activations, resumes;
+} gb_svc_intf_info;
+
+bool gb_svc_handshake_done(const gb_svc *svc);
+/* The latest time the SVC was given. */
+sim_time gb_svc_now(const gb_svc *svc);
+gb_svc_stats gb_svc_get_stats(const gb_svc *svc);
+/* false for an id outside the frame. */
+bool gb_svc_get_intf(const gb_svc *svc, uint8_t intf_id, gb_svc_intf_info *out);
+uint8_t gb_svc_slot_intf_id(const gb_svc *svc, unsigned slot);
+unsigned gb_svc_num_slots(const gb_svc *svc);
+uint8_t gb_svc_ap_intf_id(const gb_svc *svc);
+/* Power mode of the AP's own link as last set (0 = never). */
+uint8_t gb_svc_ap_link_tx_mode(const gb_svc *svc);
+const gb_svc_conn_table *gb_svc_connections(const gb_svc *svc);
+sw_route_table *gb_svc_routes(gb_svc *svc);
+/* Number of hot-plug events not yet acknowledged by the AP. */
+size_t gb_svc_pending_events(const gb_svc *svc);
+
+#endif
