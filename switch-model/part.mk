@@ -19,3 +19,4 @@ TEST_AP_SRCS := tests/ap/ap.c tests/ap/ap_conn.c tests/ap/ap_intf.c
 $(eval $(call library,test_ap,$(TEST_AP_SRCS)))
 
 $(eval $(call unit_test,test_svc,tests/unit/test_svc.c,$(LIB_switch_model) $(B)/lib/libvm.a))
+$(eval $(call unit_test,test_svc_ap,tests/unit/test_svc_ap.c,$(LIB_test_ap) $(LIB_switch_model) $(B)/lib/libvm.a))

@@ -28,6 +28,8 @@ static int intf_u8_op(tap *ap, uint8_t type, uint8_t intf_id, uint8_t *out)
         *out = r;
     if (ret)
         return ret;
+    if (r)
+        tap_trace(ap, "svc %s %u result_code %u", tap_svc_type_name(type), intf_id, r);
     return r ? -EREMOTEIO : 0;
 }
 
@@ -333,7 +335,8 @@ static bool functional_request(uint8_t protocol, uint8_t *type, uint8_t *req, si
         req[4] = 0; /* 1 stop bit */
         req[5] = 0; /* no parity */
         req[6] = 8;
-        *req_len = 7;
+        req[7] = 0; /* no flow control */
+        *req_len = 8;
         return true;
     case GB_PROTOCOL_HID:
         *type = GB_HID_TYPE_GET_DESC;

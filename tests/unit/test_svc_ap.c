@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: MIT
+// The SVC, slots and catalog modules driven by the test AP exactly as Linux 6.1 drives them:
+// bring-up, enumeration of every catalog module, removal (also in the middle of
+// enumeration), eject, power_state, runtime PM, and the error paths.
+#include <string.h>
+
+#include "switch-model/svc_protocol.h"
+#include "tests/ap/ap.h"
+#include "tests/unit/unit.h"
+#include "virtual-modules/gb_message.h"
+#include "virtual-modules/vm_interface.h"
+
+static tap *AP;
+
+static tap *ap_up(unsigned slots)
+{
+    tap_config c = { .num_slots = slots };
+    AP = tap_new(&c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(AP);
+    CU_ASSERT_EQUAL_FATAL(tap_probe(AP), 0);
+    return AP;
+}
+
+static void ap_down(void)
+{
+    tap_free(AP);
+    AP = NULL;
+}
+
+static bool traced(const char *needle)
+{
+    return tap_trace_find(AP, 0, needle) >= 0;
+}
+
+/* Every line of `seq` appears in the trace in this order. */
+static bool traced_in_order(const char *const *seq, size_t n)
+{
+    long at = 0;
+    for (size_t i = 0; i < n; i++) {
+        at = tap_trace_find(AP, (size_t)at, seq[i]);
+        if (at < 0) {
+            fprintf(stderr, "\n    missing in order: '%s'\n", seq[i]);
+            return false;
+        }
+        at++;
+    }
+    return true;
+}
+
+static void test_ap_probe_completes_the_handshake_and_reconfigures_the_ap_link(void)
+{
+    ap_up(4);
+    CU_ASSERT_TRUE(gb_svc_handshake_done(tap_svc(AP)));
+    const char *seq[] = { "arpc CONNECTED 0", "svc: version 0.1", "svc: hello endo 0x4755 ap_intf_id 1",
+                          "svc PWRMON_RAIL_COUNT_GET", "svc PWRMON_RAIL_NAMES_GET",
+                          "svc INTF_SET_PWRM 1 -> 0" };
+    CU_ASSERT_TRUE(traced_in_order(seq, 6));
+    CU_ASSERT_FALSE(traced("power mode change failed"));
+    CU_ASSERT_EQUAL(gb_svc_ap_link_tx_mode(tap_svc(AP)), GB_SVC_UNIPRO_SLOW_AUTO_MODE);
+    tap_advance(AP, SIM_MS(6100));
+    CU_ASSERT_EQUAL(gb_svc_get_stats(tap_svc(AP)).pings, 3);
+    ap_down();
+}
+
+static void test_ap_enumerates_a_gpio_i2c_module_like_6_1(void)
+{
+    ap_up(4);
+    CU_ASSERT_EQUAL(tap_insert(AP, 0, "sensor"), 0);
+    const char *seq[] = {
+        "svc: module inserted 2 (1 interfaces)",
+        "svc INTF_VSYS_ENABLE 2 -> 0", "svc INTF_REFCLK_ENABLE 2 -> 0",
+        "svc INTF_UNIPRO_ENABLE 2 -> 0", "svc INTF_ACTIVATE 2 -> 0",
+        "svc DME_PEER_GET 2 -> 0", "svc INTF_DEVICE_ID 2 -> 0", "svc ROUTE_CREATE 1 -> 0",
+        "intf 2: Interface added", "svc DME_PEER_SET 2 -> 0", "usb CPORT_FLAGS 1 0x3",
+        "svc CONN_CREATE 1 -> 0", "arpc CONNECTED 1", "ctl 2 VERSION -> 0",
+        "ctl 2 GET_MANIFEST_SIZE -> 0", "ctl 2 GET_MANIFEST -> 0", "ctl 2 BUNDLE_ACTIVATE -> 0",
+        "usb CPORT_FLAGS 2 0x0", "arpc CONNECTED 2", "ctl 2 CONNECTED 1 -> 0",
+        "cport 2 proto 0x02 op 0x02 -> 0", "ctl 2 CONNECTED 2 -> 0",
+        "cport 3 proto 0x03 op 0x02 -> 0",
+    };
+    CU_ASSERT_TRUE(traced_in_order(seq, sizeof seq / sizeof seq[0]));
+    tap_intf_state s = tap_interface(AP, 2);
+    CU_ASSERT_TRUE(s.registered && s.active && s.enabled);
+    CU_ASSERT_EQUAL(s.type, GB_SVC_INTF_TYPE_GREYBUS);
+    CU_ASSERT_EQUAL(s.device_id, 2);
+    CU_ASSERT_EQUAL(s.ddbl1_mfr, 0x126);
+    CU_ASSERT_EQUAL(s.bundles, 1);
+    CU_ASSERT_EQUAL(s.bound_bundles, 1);
+    CU_ASSERT_EQUAL(s.connections, 3);
+    CU_ASSERT_EQUAL(s.control_hd_cport, 1);
+    CU_ASSERT_EQUAL(tap_functional_ok(AP, 0x02), 1);
+    CU_ASSERT_EQUAL(tap_functional_ok(AP, 0x03), 1);
+    CU_ASSERT_EQUAL(tap_hd_cport(AP, 2, 1), 2);
+    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(tap_svc(AP))), 3);
+    CU_ASSERT_FALSE(traced("-> -")); /* no operation failed */
+    ap_down();
+}
+
+static void test_ap_enumerates_every_catalog_module(void)
+{
+    static const struct {
+        const char *name;
+        uint8_t protocol;
+    } cat[] = { { "battery", 0x08 }, { "vibrator", 0x10 }, { "uart", 0x04 },
+                { "loopback", 0x11 }, { "light", 0x0f }, { "keyboard", 0x05 } };
+    ap_up(8);
+    for (unsigned i = 0; i < sizeof cat / sizeof cat[0]; i++) {
+        CU_ASSERT_EQUAL(tap_insert(AP, i, cat[i].name), 0);
+        tap_intf_state s = tap_interface(AP, (uint8_t)(2 + i));
+        CU_ASSERT_TRUE(s.enabled);
+        CU_ASSERT_EQUAL(s.bound_bundles, 1);
+        if (tap_functional_ok(AP, cat[i].protocol) != 1)
+            fprintf(stderr, "\n    %s: functional request failed\n", cat[i].name);
+        CU_ASSERT_EQUAL(tap_functional_ok(AP, cat[i].protocol), 1);
+    }
+    CU_ASSERT_FALSE(traced("-> -"));
+    ap_down();
+}
+
+static void test_ap_enumerates_both_interfaces_of_a_dual_module(void)
+{
+    ap_up(4);
+    CU_ASSERT_EQUAL(tap_insert(AP, 1, "dual"), 0);
+    CU_ASSERT_TRUE(traced("svc: module inserted 3 (2 interfaces)"));
+    CU_ASSERT_TRUE(tap_interface(AP, 3).enabled);
+    CU_ASSERT_TRUE(tap_interface(AP, 4).enabled);
+    CU_ASSERT_EQUAL(tap_interface(AP, 4).device_id, 3);
+    CU_ASSERT_NOT_EQUAL(tap_interface(AP, 3).serial, 0);
+    /* the second slot is taken */
+    CU_ASSERT_NOT_EQUAL(tap_insert(AP, 2, "sensor"), 0);
+    CU_ASSERT_EQUAL(tap_remove(AP, 2), 0); /* through any of its slots */
+    CU_ASSERT_FALSE(tap_module_exists(AP, 3));
+    ap_down();
+}
+
+static void test_ap_removal_tears_down_without_module_traffic(void)
+{
+    ap_up(4);
+    tap_insert(AP, 0, "sensor");
+    tap_trace_clear(AP);
+    CU_ASSERT_EQUAL(tap_remove(AP, 0), 0);
+    const char *seq[] = { "svc: module removed 2", "arpc FLUSH", "svc CONN_DESTROY 1 -> 0",
+                          "arpc CLEAR", "svc ROUTE_DESTROY 1 -> 0", "svc INTF_SET_PWRM 2 -> 0",
+                          "svc INTF_UNIPRO_DISABLE 2 -> 0", "svc INTF_REFCLK_DISABLE 2 -> 0",
+                          "svc INTF_VSYS_DISABLE 2 -> 0", "intf 2: Interface removed",
+                          "module 2 removed" };
+    CU_ASSERT_TRUE(traced_in_order(seq, sizeof seq / sizeof seq[0]));
+    CU_ASSERT_FALSE(traced("ctl 2")); /* no control traffic to a removed module */
+    CU_ASSERT_FALSE(traced("BUNDLE_DEACTIVATE"));
+    CU_ASSERT_FALSE(traced("-> -"));
+    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(tap_svc(AP))), 0);
+    CU_ASSERT_EQUAL(sw_route_lookup(gb_svc_routes(tap_svc(AP)), 2), -ENOENT);
+    /* a new module in the same slot enumerates again, reusing hd CPorts and device id */
+    CU_ASSERT_EQUAL(tap_insert(AP, 0, "battery"), 0);
+    CU_ASSERT_TRUE(tap_interface(AP, 2).enabled);
+    CU_ASSERT_EQUAL(tap_interface(AP, 2).device_id, 2);
+    CU_ASSERT_EQUAL(tap_interface(AP, 2).control_hd_cport, 1);
+    ap_down();
+}
+
+typedef struct pull_ctx {
+    const char *when;
+    bool done;
+} pull_ctx;
+
+static void pull_at(void *ctx, tap *ap, const char *what)
+{
+    pull_ctx *p = ctx;
+    if (!p->done && strstr(what, p->when)) {
+        p->done = true;
+        gb_slots_remove(tap_slots(ap), 0, tap_now(ap));
+    }
+}
+
+static void removal_during(const char *when, bool expect_registered)
+{
+    ap_up(4);
+    pull_ctx p = { when, false };
+    tap_set_step_hook(AP, pull_at, &p);
+    CU_ASSERT_EQUAL(tap_insert(AP, 0, "sensor"), 0);
+    CU_ASSERT_TRUE(p.done);
+    /* the AP finished (or abandoned) enumeration and then processed the removal */
+    CU_ASSERT_FALSE(tap_module_exists(AP, 2));
+    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(tap_svc(AP))), 0);
+    CU_ASSERT_EQUAL(sw_route_lookup(gb_svc_routes(tap_svc(AP)), 2), -ENOENT);
+    CU_ASSERT_TRUE(traced("svc: module removed 2"));
+    (void)expect_registered;
+    gb_svc_intf_info info;
+    gb_svc_get_intf(tap_svc(AP), 2, &info);
+    CU_ASSERT_FALSE(info.present);
+    /* the frame works again afterwards */
+    tap_set_step_hook(AP, NULL, NULL);
+    CU_ASSERT_EQUAL(tap_insert(AP, 0, "sensor"), 0);
+    CU_ASSERT_TRUE(tap_interface(AP, 2).enabled);
+    CU_ASSERT_EQUAL(tap_functional_ok(AP, 0x02), 1);
+    ap_down();
+}
+
+static void test_ap_removal_during_power_up_fails_activation_fast(void)
+{
+    removal_during("INTF_VSYS_ENABLE", false);
+    CU_ASSERT_TRUE(1);
+}
+
+static void test_ap_removal_during_dme_reads_fails_activation(void)
+{
+    removal_during("DME_PEER_GET", false);
+}
+
+static void test_ap_removal_after_route_create_fails_enable(void)
+{
+    removal_during("ROUTE_CREATE", true);
+}
+
+static void test_ap_removal_during_manifest_fetch(void)
+{
+    removal_during("GET_MANIFEST_SIZE", true);
+}
+
+static void test_ap_removal_during_class_probe(void)
+{
+    removal_during("ctl 2 CONNECTED 1", true);
+}
+
+static void test_ap_insert_and_remove_before_ap_runs_is_invisible(void)
+{
+    ap_up(4);
+    CU_ASSERT_EQUAL(tap_insert_only(AP, 0, "sensor"), 0); /* MODULE_INSERTED goes out */
+    CU_ASSERT_EQUAL(tap_insert_only(AP, 1, "battery"), 0); /* queued behind it */
+    CU_ASSERT_EQUAL(gb_slots_remove(tap_slots(AP), 1, tap_now(AP)), 0);
+    tap_run(AP);
+    CU_ASSERT_TRUE(tap_interface(AP, 2).enabled);
+    CU_ASSERT_FALSE(tap_module_exists(AP, 3));
+    CU_ASSERT_FALSE(traced("module inserted 3"));
+    CU_ASSERT_FALSE(traced("module removed 3"));
+    ap_down();
+}
+
+static void test_ap_eject_releases_the_module_and_the_svc_reports_removal(void)
+{
+    ap_up(4);
+    tap_insert(AP, 0, "sensor");
+    tap_trace_clear(AP);
+    CU_ASSERT_EQUAL(tap_eject(AP, 2), 0);
+    const char *seq[] = { "ctl 2 DISCONNECTING 1", "cport 2 SHUTDOWN phase 1 -> 0",
+                          "arpc QUIESCE 2", "cport 2 SHUTDOWN phase 2 -> 0",
+                          "ctl 2 DISCONNECTED 1 -> 0", "ctl 2 BUNDLE_DEACTIVATE -> 0",
+                          "ctl 2 INTF_DEACTIVATE_PREPARE -> 0", "ctl 2 DISCONNECTING 0 -> 0",
+                          "cport 1 SHUTDOWN phase 2 -> 0", "svc ROUTE_DESTROY",
+                          "svc INTF_VSYS_DISABLE 2 -> 0", "svc INTF_EJECT 2 -> 0",
+                          "svc: module removed 2", "module 2 removed" };
+    CU_ASSERT_TRUE(traced_in_order(seq, sizeof seq / sizeof seq[0]));
+    CU_ASSERT_FALSE(traced("-> -"));
+    CU_ASSERT_PTR_NULL(gb_slots_module_name(tap_slots(AP), 0)); /* the slot is free */
+    CU_ASSERT_EQUAL(tap_insert(AP, 0, "vibrator"), 0);
+    CU_ASSERT_TRUE(tap_interface(AP, 2).enabled);
+    ap_down();
+}
+
+static void test_ap_power_state_off_and_on_reactivates_without_dme_rereads(void)
+{
+    ap_up(4);
+    tap_insert(AP, 0, "sensor");
+    CU_ASSERT_EQUAL(tap_power_state(AP, 2, false), 0);
+    CU_ASSERT_FALSE(tap_interface(AP, 2).active);
+    gb_svc_intf_info info;
+    gb_svc_get_intf(tap_svc(AP), 2, &info);
+    CU_ASSERT_FALSE(info.vsys);
+    tap_trace_clear(AP);
+    CU_ASSERT_EQUAL(tap_power_state(AP, 2, true), 0);
+    CU_ASSERT_TRUE(tap_interface(AP, 2).enabled);
+    /* ids cached: the only DME get is the init status (re-armed by the new ACTIVATE) */
+    long first = tap_trace_find(AP, 0, "svc DME_PEER_GET");
+    CU_ASSERT_TRUE(first >= 0);
+    CU_ASSERT_EQUAL(tap_trace_find(AP, (size_t)first + 1, "svc DME_PEER_GET"), -1);
+    CU_ASSERT_FALSE(traced("-> -"));
+    CU_ASSERT_EQUAL(tap_functional_ok(AP, 0x02), 2);
+    ap_down();
+}
+
+static void test_ap_runtime_pm_suspends_and_resumes_keeping_module_state(void)
+{
+    ap_up(4);
+    tap_insert(AP, 0, "sensor");
+    vm_interface *vi = gb_slots_interface(tap_slots(AP), 0, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(vi);
+    tap_trace_clear(AP);
+    CU_ASSERT_EQUAL(tap_runtime_suspend_all(AP, 2), 0);
+    const char *seq[] = { "ctl 2 DISCONNECTING 1", "ctl 2 DISCONNECTED 1 -> 0",
+                          "ctl 2 DISCONNECTED 2 -> 0", "ctl 2 BUNDLE_SUSPEND -> 0",
+                          "ctl 2 INTF_SUSPEND_PREPARE -> 0", "ctl 2 DISCONNECTING 0 -> 0",
+                          "svc CONN_DESTROY 1 -> 0", "svc INTF_SET_PWRM 2 -> 0",
+                          "svc INTF_REFCLK_DISABLE 2 -> 0" };
+    CU_ASSERT_TRUE(traced_in_order(seq, sizeof seq / sizeof seq[0]));
+    gb_svc_intf_info info;
+    gb_svc_get_intf(tap_svc(AP), 2, &info);
+    CU_ASSERT_TRUE(info.hibernated);
+    CU_ASSERT_FALSE(info.refclk);
+    CU_ASSERT_TRUE(info.vsys);
+    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(tap_svc(AP))), 0);
+    CU_ASSERT_FALSE(vm_interface_is_active(vi)); /* its link is hibernated */
+    tap_trace_clear(AP);
+    CU_ASSERT_EQUAL(tap_bundle_resume(AP, 2, 1), 0);
+    const char *rs[] = { "svc INTF_REFCLK_ENABLE 2 -> 0", "svc INTF_RESUME 2 -> 0",
+                         "usb CPORT_FLAGS 1 0x3", "arpc CONNECTED 1", "ctl 2 BUNDLE_RESUME -> 0",
+                         "ctl 2 CONNECTED 1 -> 0", "ctl 2 CONNECTED 2 -> 0" };
+    CU_ASSERT_TRUE(traced_in_order(rs, sizeof rs / sizeof rs[0]));
+    CU_ASSERT_FALSE(traced("-> -"));
+    CU_ASSERT_EQUAL(tap_interface(AP, 2).control_hd_cport, 1); /* same hd CPorts */
+    CU_ASSERT_EQUAL(tap_hd_cport(AP, 2, 1), 2);
+    CU_ASSERT_EQUAL(tap_functional(AP, 2, 1), 0);
+    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(tap_svc(AP))), 3);
+    gb_svc_get_intf(tap_svc(AP), 2, &info);
+    CU_ASSERT_EQUAL(info.activations, 1); /* resumed, never re-activated (rebooted) */
+    CU_ASSERT_EQUAL(info.resumes, 1);
+    CU_ASSERT_TRUE(vm_interface_is_active(vi));
+    ap_down();
+}
+
+static void test_ap_removal_while_suspended_fails_resume_fast(void)
+{
+    ap_up(4);
+    tap_insert(AP, 0, "sensor");
+    CU_ASSERT_EQUAL(tap_runtime_suspend_all(AP, 2), 0);
+    sim_time before = tap_now(AP);
+    tap_trace_clear(AP);
+    CU_ASSERT_EQUAL(tap_remove(AP, 0), 0);
+    /* the resume the AP attempts first fails at once: REFCLK cannot be enabled */
+    CU_ASSERT_TRUE(traced("svc INTF_REFCLK_ENABLE 2 result_code 2"));
+    CU_ASSERT_FALSE(traced("svc INTF_RESUME"));
+    CU_ASSERT_FALSE(tap_module_exists(AP, 2));
+    CU_ASSERT_TRUE(tap_now(AP) - before < SIM_MS(100)); /* no timeouts on the way */
+    ap_down();
+}
+
+static void test_ap_requests_on_closed_connections_get_no_answer(void)
+{
+    ap_up(4);
+    tap_insert(AP, 0, "sensor");
+    CU_ASSERT_EQUAL(tap_bundle_suspend(AP, 2, 1), 0);
+    /* the AP side refuses locally, like gb_operation_request_send */
+    CU_ASSERT_EQUAL(tap_functional(AP, 2, 1), -ENOTCONN);
+    /* bytes sent anyway on the closed hd CPort are dropped by the data path */
+    uint64_t dropped = gb_svc_get_stats(tap_svc(AP)).dropped;
+    uint8_t msg[8] = { 8, 0, 9, 0, 0x02, 0, 0, 0 };
+    tap_send_raw(AP, 2, msg, sizeof msg);
+    CU_ASSERT_EQUAL(gb_svc_get_stats(tap_svc(AP)).dropped, dropped + 1);
+    /* and a request on a connection the module has not connected gets no answer */
+    CU_ASSERT_EQUAL(tap_conn_op(AP, 2, 0x02, NULL, 0, NULL, 1), -ENOTCONN);
+    ap_down();
+}
+
+static void test_ap_unknown_operation_types_are_answered_with_errors(void)
+{
+    ap_up(4);
+    tap_insert(AP, 0, "sensor");
+    uint16_t gpio = tap_hd_cport(AP, 2, 1);
+    CU_ASSERT_EQUAL(tap_conn_op(AP, gpio, 0x7e, NULL, 0, NULL, 0), -EPROTONOSUPPORT);
+    CU_ASSERT_EQUAL(tap_svc_op(AP, 0x7e, NULL, 0, NULL, 0), -EPROTONOSUPPORT);
+    CU_ASSERT_EQUAL(tap_svc_op(AP, GB_SVC_TYPE_TIMESYNC_PING, NULL, 0, NULL, 0),
+                    -EPROTONOSUPPORT);
+    /* a response size the AP does not expect is -EMSGSIZE, as in 6.1 */
+    uint8_t big[4];
+    CU_ASSERT_EQUAL(tap_svc_op(AP, GB_SVC_TYPE_PING, NULL, 0, big, 4), -EMSGSIZE);
+    ap_down();
+}
+
+static void test_ap_bad_svc_requests_after_hello_are_rejected_by_the_ap(void)
+{
+    ap_up(4);
+    /* a second handshake from the SVC would be refused by the AP: check the AP side model */
+    gb_svc_start(tap_svc(AP), tap_now(AP));
+    tap_run(AP);
+    CU_ASSERT_EQUAL(tap_last_svc_request_result(AP), GB_OP_INVALID);
+    CU_ASSERT_TRUE(traced("unexpected request 0x01"));
+    ap_down();
+}
+
+/* A broken interface for the enable error paths: correct DME identity, but its control
+ * CPort serves a bad manifest (or a bad version). Only what these tests need. */
+typedef enum broken_mode { BROKEN_GARBAGE, BROKEN_SIZE_ZERO, BROKEN_VERSION } broken_mode;
+
+typedef struct broken_intf {
+    broken_mode mode;
+    gb_svc *svc;
+    uint8_t id;
+    uint32_t init_status;
+} broken_intf;
+
+static uint8_t br_type(void *self)
+{
+    (void)self;
+    return GB_SVC_INTF_TYPE_GREYBUS;
+}
+
+static uint16_t br_get(void *self, uint16_t attr, uint16_t sel, uint32_t *v)
+{
+    (void)sel;
+    broken_intf *b = self;
+    *v = attr == 0x5003 ? 0x126u : attr == 0x5004 ? 0x1002u : attr == 0x6101 ? b->init_status : 7u;
+    return 0;
+}
+
+static uint16_t br_set(void *self, uint16_t attr, uint16_t sel, uint32_t v)
+{
+    (void)sel;
+    if (attr == 0x6101)
+        ((broken_intf *)self)->init_status = v;
+    return 0;
+}
+
+static void br_power(void *self, gb_svc_power_event ev, sim_time now)
+{
+    (void)now;
+    if (ev == GB_SVC_PWR_ACTIVATE)
+        ((broken_intf *)self)->init_status = 0x04000000u;
+}
+
+static int br_connect(void *self, uint16_t c, uint8_t d, uint16_t pc, uint8_t tc, uint8_t f,
+                      sim_time now)
+{
+    (void)self, (void)c, (void)d, (void)pc, (void)tc, (void)f, (void)now;
+    return 0;
+}
+
+static void br_disconnect(void *self, uint16_t c, sim_time now)
+{
+    (void)self, (void)c, (void)now;
+}
+
+static void br_receive(void *self, uint16_t cport, const uint8_t *msg, size_t len, sim_time now)
+{
+    broken_intf *b = self;
+    gb_msg_header h;
+    if (gb_msg_header_decode(msg, len, &h) || gb_msg_is_response(h.type) || !h.operation_id)
+        return;
+    uint8_t out[64], p[32];
+    size_t plen = 0;
+    if (h.type == 0x01) { /* VERSION */
+        p[0] = b->mode == BROKEN_VERSION ? 1 : 0;
+        p[1] = 1;
+        plen = 2;
+    } else if (h.type == 0x03) { /* GET_MANIFEST_SIZE */
+        gb_put_le16(p, b->mode == BROKEN_SIZE_ZERO ? 0 : 16);
+        plen = 2;
+    } else if (h.type == 0x04) { /* GET_MANIFEST: 16 bytes claiming to be 300 */
+        memset(p, 0xa5, 16);
+        gb_put_le16(p, 300);
+        plen = 16;
+    }
+    size_t n = gb_msg_build_response(out, sizeof out, &h, 0, p, plen);
+    gb_svc_from_intf(b->svc, b->id, cport, out, n, now);
+}
+
+static const gb_svc_intf_ops broken_ops = {
+    .intf_type = br_type, .dme_get = br_get, .dme_set = br_set, .power = br_power,
+    .cport_connect = br_connect, .cport_disconnect = br_disconnect, .receive = br_receive,
+};
+
+static void broken_enable(broken_mode mode, int want, const char *why)
+{
+    ap_up(4);
+    broken_intf b = { .mode = mode, .svc = tap_svc(AP), .id = 2 };
+    void *self = &b;
+    CU_ASSERT_EQUAL(gb_svc_insert(tap_svc(AP), 0, 1, "broken", &broken_ops, &self, 0), 0);
+    tap_run(AP);
+    tap_intf_state s = tap_interface(AP, 2);
+    CU_ASSERT_TRUE(s.registered);
+    CU_ASSERT_FALSE(s.enabled);
+    CU_ASSERT_FALSE(s.active); /* deactivated after the failed enable */
+    CU_ASSERT_EQUAL(s.enable_error, want);
+    if (why)
+        CU_ASSERT_TRUE(traced(why));
+    const char *seq[] = { "ctl 2 DISCONNECTING 0", "svc CONN_DESTROY 1 -> 0",
+                          "svc ROUTE_DESTROY 1 -> 0", "svc INTF_VSYS_DISABLE 2 -> 0" };
+    CU_ASSERT_TRUE(traced_in_order(seq, 4));
+    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(tap_svc(AP))), 0);
+    gb_svc_remove(tap_svc(AP), 0, tap_now(AP));
+    tap_run(AP);
+    CU_ASSERT_FALSE(tap_module_exists(AP, 2));
+    ap_down();
+}
+
+static void test_ap_bad_manifest_fails_enable_and_deactivates(void)
+{
+    broken_enable(BROKEN_GARBAGE, -EINVAL, "failed to parse manifest");
+}
+
+static void test_ap_zero_manifest_size_fails_enable(void)
+{
+    broken_enable(BROKEN_SIZE_ZERO, -EINVAL, NULL);
+}
+
+static void test_ap_control_major_version_1_fails_enable(void)
+{
+    broken_enable(BROKEN_VERSION, -524, NULL);
+}
+
+static const unit_test ap_tests[] = {
+    UNIT_TEST(test_ap_probe_completes_the_handshake_and_reconfigures_the_ap_link),
+    UNIT_TEST(test_ap_enumerates_a_gpio_i2c_module_like_6_1),
+    UNIT_TEST(test_ap_enumerates_every_catalog_module),
+    UNIT_TEST(test_ap_enumerates_both_interfaces_of_a_dual_module),
+    UNIT_TEST(test_ap_removal_tears_down_without_module_traffic),
+    UNIT_TEST(test_ap_removal_during_power_up_fails_activation_fast),
+    UNIT_TEST(test_ap_removal_during_dme_reads_fails_activation),
+    UNIT_TEST(test_ap_removal_after_route_create_fails_enable),
+    UNIT_TEST(test_ap_removal_during_manifest_fetch),
+    UNIT_TEST(test_ap_removal_during_class_probe),
+    UNIT_TEST(test_ap_insert_and_remove_before_ap_runs_is_invisible),
+    UNIT_TEST(test_ap_eject_releases_the_module_and_the_svc_reports_removal),
+    UNIT_TEST(test_ap_power_state_off_and_on_reactivates_without_dme_rereads),
+    UNIT_TEST(test_ap_runtime_pm_suspends_and_resumes_keeping_module_state),
+    UNIT_TEST(test_ap_removal_while_suspended_fails_resume_fast),
+    UNIT_TEST(test_ap_requests_on_closed_connections_get_no_answer),
+    UNIT_TEST(test_ap_unknown_operation_types_are_answered_with_errors),
+    UNIT_TEST(test_ap_bad_svc_requests_after_hello_are_rejected_by_the_ap),
+    UNIT_TEST(test_ap_bad_manifest_fails_enable_and_deactivates),
+    UNIT_TEST(test_ap_zero_manifest_size_fails_enable),
+    UNIT_TEST(test_ap_control_major_version_1_fails_enable),
+    UNIT_TESTS_END,
+};
+
+static const unit_suite suites[] = {
+    { "svc_ap", ap_tests, 0, 0 },
+    UNIT_SUITES_END,
+};
+
+int main(int argc, char **argv)
+{
+    return unit_run(suites, argc, argv);
+}
