@@ -20,3 +20,7 @@ $(eval $(call library,test_ap,$(TEST_AP_SRCS)))
 
 $(eval $(call unit_test,test_svc,tests/unit/test_svc.c,$(LIB_switch_model) $(B)/lib/libvm.a))
 $(eval $(call unit_test,test_svc_ap,tests/unit/test_svc_ap.c,$(LIB_test_ap) $(LIB_switch_model) $(B)/lib/libvm.a))
+
+# `gbvp sim` (sim/gbvp_sim.c, sim/sim_cli.c are owned by the switch-model part).
+GBVP_SRCS += sim/gbvp_sim.c sim/sim_cli.c
+GBVP_LIBS += $(LIB_switch_model)

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: MIT
+// The simulator behind `gbvp sim`: a gblink server whose client is QEMU's greybus-es2 device,
+// the APBridgeA side of the bridge (hd CPorts, CPort control answered as ES2 firmware does),
+// the SVC on hd CPort 0, and the frame's slots with catalog modules. Greybus messages from
+// the AP enter the SVC's data path; what the SVC and modules send to the AP leaves as
+// gblink records, queued while the ring is full.
+#include "sim/sim_cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gblink/gblink.h"
+#include "switch-model/slot_vm.h"
+#include "switch-model/svc_protocol.h"
+
+typedef struct out_rec {
+    uint16_t cport;
+    uint16_t len;
+    uint64_t time_ns;
+    uint8_t data[GB_MSG_MAX_SIZE];
+} out_rec;
+
+typedef struct bridge_cport {
+    uint32_t flags;
+    bool connected;
+} bridge_cport;
+
+struct sim_gbvp {
+    sim_gbvp_config cfg;
+    gbl_link *link;
+    gb_svc *svc;
+    gb_slots *slots;
+    sim_time now;
+    bridge_cport cports[256];
+    out_rec *outq;
+    size_t out_head, out_count, out_cap;
+};
+
+static const char *const level_names[] = { "error", "warn", "info", "debug" };
+
+static void logf_(sim_gbvp *s, gb_svc_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void print_line(gb_svc_log_level level, sim_time now, const char *line)
+{
+    fprintf(stderr, "[%11.6f] %s%s%s\n", (double)now / 1e12,
+            level <= GB_SVC_LOG_WARN ? level_names[level] : "",
+            level <= GB_SVC_LOG_WARN ? ": " : "", line);
+}
+
+static void logf_(sim_gbvp *s, gb_svc_log_level level, const char *fmt, ...)
+{
+    if (level > s->cfg.log_level)
+        return;
+    char line[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    print_line(level, s->now, line);
+}
+
+static void svc_log(void *ctx, gb_svc_log_level level, sim_time now, const char *line)
+{
+    sim_gbvp *s = ctx;
+    if (level <= s->cfg.log_level)
+        print_line(level, now, line);
+}
+
+/* ---- to the AP ---- */
+
+static bool flush_out(sim_gbvp *s)
+{
+    while (s->out_count) {
+        out_rec *r = &s->outq[s->out_head];
+        int rc = gbl_send_msg(s->link, GBL_T_GB_MESSAGE, r->cport, 0, r->time_ns, r->data, r->len);
+        if (rc == -EAGAIN)
+            return false;
+        if (rc)
+            logf_(s, GB_SVC_LOG_WARN, "bridge: message to hd CPort %u lost: %s", r->cport,
+                  gbl_error(s->link));
+        s->out_head = (s->out_head + 1) % s->out_cap;
+        s->out_count--;
+    }
+    return true;
+}
+
+static void to_ap(void *ctx, uint16_t hd_cport, const uint8_t *msg, size_t len)
+{
+    sim_gbvp *s = ctx;
+    if (gbl_state(s->link) != GBL_STATE_UP) {
+        logf_(s, GB_SVC_LOG_DEBUG, "bridge: no AP connected, %zu bytes for hd CPort %u dropped",
+              len, hd_cport);
+        return;
+    }
+    if (len > GB_MSG_MAX_SIZE) {
+        logf_(s, GB_SVC_LOG_ERROR, "bridge: %zu-byte message for hd CPort %u exceeds the ES2 "
+              "limit of 2048 bytes, dropped", len, hd_cport);
+        return;
+    }
+    if (hd_cport != 0 && len >= GB_MSG_HEADER_SIZE)
+        logf_(s, GB_SVC_LOG_DEBUG, "bridge: -> AP hd CPort %u type 0x%02x id %u (%zu bytes)",
+              hd_cport, msg[4], gb_get_le16(msg + 2), len);
+    if (s->out_count == s->out_cap) {
+        size_t cap = s->out_cap ? s->out_cap * 2 : 64;
+        out_rec *q = malloc(cap * sizeof *q);
+        if (!q) {
+            logf_(s, GB_SVC_LOG_ERROR, "bridge: out of memory, message dropped");
+            return;
+        }
+        for (size_t i = 0; i < s->out_count; i++)
+            q[i] = s->outq[(s->out_head + i) % s->out_cap];
+        free(s->outq);
+        s->outq = q;
+        s->out_cap = cap;
+        s->out_head = 0;
+    }
+    out_rec *r = &s->outq[(s->out_head + s->out_count++) % s->out_cap];
+    r->cport = hd_cport;
+    r->len = (uint16_t)len;
+    r->time_ns = s->now / 1000u;
+    memcpy(r->data, msg, len);
+    flush_out(s);
+}
+
+/* ---- from the AP ---- */
+
+static const char *cport_op_name(uint16_t type)
+{
+    return gbl_type_name(type);
+}
+
+static void cport_control(sim_gbvp *s, const gbl_record *rec)
+{
+    uint16_t c = rec->cport;
+    if (c >= s->cfg.cport_count) {
+        logf_(s, GB_SVC_LOG_WARN, "bridge: %s for hd CPort %u, beyond the %u CPorts",
+              cport_op_name(rec->type), c, s->cfg.cport_count);
+        gbl_send_result(s->link, rec, GBL_STATUS_INVALID, NULL, 0, s->now / 1000u);
+        return;
+    }
+    bridge_cport *hc = &s->cports[c];
+    switch (rec->type) {
+    case GBL_T_CPORT_FLAGS: {
+        gbl_cport_flags f;
+        memcpy(&f, rec->payload, sizeof f);
+        hc->flags = f.flags;
+        break;
+    }
+    case GBL_T_CPORT_CONNECTED:
+        hc->connected = true;
+        break;
+    case GBL_T_CPORT_CLEAR:
+    case GBL_T_CPORT_RESET:
+        hc->connected = false;
+        break;
+    default: /* FLUSH, QUIESCE, SHUTDOWN: nothing is ever held in the bridge */
+        break;
+    }
+    logf_(s, GB_SVC_LOG_DEBUG, "bridge: %s hd CPort %u", cport_op_name(rec->type), c);
+    gbl_send_result(s->link, rec, GBL_STATUS_OK, NULL, 0, s->now / 1000u);
+    if (rec->type == GBL_T_CPORT_CONNECTED && c == 0) {
+        logf_(s, GB_SVC_LOG_INFO, "bridge: SVC connection up (hd CPort 0), starting the SVC");
+        gb_svc_start(s->svc, s->now);
+    }
+}
+
+static void on_record(void *ctx, const gbl_record *rec)
+{
+    sim_gbvp *s = ctx;
+    switch (rec->type) {
+    case GBL_T_HELLO: {
+        gbl_hello h;
+        memcpy(&h, rec->payload, sizeof h);
+        h.name[sizeof h.name - 1] = 0;
+        logf_(s, GB_SVC_LOG_INFO, "bridge: peer '%s' speaks gblink %u.%u", h.name,
+              h.version_major, h.version_minor);
+        return;
+    }
+    case GBL_T_LINK_UP:
+        logf_(s, GB_SVC_LOG_INFO, "bridge: USB side up");
+        return;
+    case GBL_T_LINK_DOWN:
+        logf_(s, GB_SVC_LOG_INFO, "bridge: USB side down (bus reset or unplug)");
+        gb_svc_ap_lost(s->svc, s->now);
+        memset(s->cports, 0, sizeof s->cports);
+        return;
+    case GBL_T_GB_MESSAGE:
+        if (rec->cport >= s->cfg.cport_count) {
+            logf_(s, GB_SVC_LOG_WARN, "bridge: message from hd CPort %u, beyond the %u CPorts",
+                  rec->cport, s->cfg.cport_count);
+            return;
+        }
+        if (rec->len >= GB_MSG_HEADER_SIZE && rec->cport != 0) {
+            const uint8_t *m = rec->payload;
+            logf_(s, GB_SVC_LOG_DEBUG, "bridge: <- AP hd CPort %u type 0x%02x id %u (%u bytes)",
+                  rec->cport, m[4], gb_get_le16(m + 2), rec->len);
+        }
+        {
+            uint8_t buf[GBL_MAX_PAYLOAD];
+            memcpy(buf, rec->payload, rec->len);
+            if (rec->len >= 8)
+                buf[6] = buf[7] = 0; /* ES2 carries the hd CPort in pad[0]; UniPro does not */
+            gb_svc_from_ap(s->svc, rec->cport, buf, rec->len, s->now);
+        }
+        return;
+    case GBL_T_CPORT_RESET:
+    case GBL_T_CPORT_CONNECTED:
+    case GBL_T_CPORT_QUIESCE:
+    case GBL_T_CPORT_CLEAR:
+    case GBL_T_CPORT_FLUSH:
+    case GBL_T_CPORT_SHUTDOWN:
+    case GBL_T_CPORT_FLAGS:
+        cport_control(s, rec);
+        return;
+    case GBL_T_LATENCY_TAG_ENABLE:
+    case GBL_T_LATENCY_TAG_DISABLE:
+        logf_(s, GB_SVC_LOG_DEBUG, "bridge: %s hd CPort %u", gbl_type_name(rec->type), rec->cport);
+        gbl_send_result(s->link, rec, GBL_STATUS_OK, NULL, 0, s->now / 1000u);
+        return;
+    case GBL_T_LOG_REQUEST:
+        gbl_send_result(s->link, rec, GBL_STATUS_OK, NULL, 0, s->now / 1000u);
+        return;
+    case GBL_T_TIMESYNC_ENABLE:
+    case GBL_T_TIMESYNC_DISABLE:
+    case GBL_T_TIMESYNC_AUTHORITATIVE:
+    case GBL_T_TIMESYNC_GET_LAST_EVENT:
+    default:
+        logf_(s, GB_SVC_LOG_INFO, "bridge: %s not supported (Linux 6.1 does not use it)",
+              gbl_type_name(rec->type));
+        if (rec->type >= GBL_T_CPORT_RESET && rec->type < GBL_T_RESULT)
+            gbl_send_result(s->link, rec, GBL_STATUS_UNSUPPORTED, NULL, 0, s->now / 1000u);
+        return;
+    }
+}
+
+static void on_up(void *ctx)
+{
+    sim_gbvp *s = ctx;
+    logf_(s, GB_SVC_LOG_INFO, "bridge: QEMU connected (ring %u bytes)", gbl_ring_size(s->link));
+    gbl_hello h;
+    memset(&h, 0, sizeof h);
+    h.version_major = GBL_VERSION_MAJOR;
+    h.version_minor = GBL_VERSION_MINOR;
+    h.cport_count = s->cfg.cport_count;
+    snprintf(h.name, sizeof h.name, "gbvp");
+    gbl_send_msg(s->link, GBL_T_HELLO, GBL_CPORT_NONE, 0, s->now / 1000u, &h, sizeof h);
+}
+
+static void on_down(void *ctx, int err, const char *why)
+{
+    sim_gbvp *s = ctx;
+    logf_(s, err == -ECONNRESET ? GB_SVC_LOG_INFO : GB_SVC_LOG_WARN,
+          "bridge: QEMU gone (%s); waiting for it again", why);
+    s->out_count = 0;
+    memset(s->cports, 0, sizeof s->cports);
+    gb_svc_ap_lost(s->svc, s->now);
+}
+
+static void on_writable(void *ctx)
+{
+    flush_out(ctx);
+}
+
+/* ---- life cycle ---- */
+
+sim_gbvp *sim_gbvp_new(const sim_gbvp_config *cfg, char *err, size_t errlen)
+{
+    sim_gbvp *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->cfg = *cfg;
+    if (!s->cfg.cport_count)
+        s->cfg.cport_count = 44;
+    gb_svc_config sc = { .num_slots = s->cfg.num_slots, .ap_cport_count = s->cfg.cport_count };
+    gb_svc_env env = { .to_ap = to_ap, .log = svc_log, .ctx = s };
+    s->svc = gb_svc_new(&sc, &env, err, errlen);
+    if (!s->svc) {
+        free(s);
+        return NULL;
+    }
+    s->slots = gb_slots_new(s->svc);
+    gbl_config lc = { .name = "gbvp" };
+    gbl_callbacks cb = { .record = on_record, .up = on_up, .down = on_down,
+                         .writable = on_writable };
+    s->link = s->slots ? gbl_server_new(cfg->link_path, &lc, &cb, s, err, errlen) : NULL;
+    if (!s->link) {
+        sim_gbvp_free(s);
+        return NULL;
+    }
+    logf_(s, GB_SVC_LOG_INFO, "gbvp sim: %u slots, APBridgeA with %u CPorts, waiting for QEMU "
+          "on %s", s->cfg.num_slots, s->cfg.cport_count, cfg->link_path);
+    return s;
+}
+
+void sim_gbvp_free(sim_gbvp *s)
+{
+    if (!s)
+        return;
+    if (s->slots)
+        gb_slots_free(s->slots, s->now);
+    gbl_free(s->link);
+    gb_svc_free(s->svc);
+    free(s->outq);
+    free(s);
+}
+
+int sim_gbvp_fd(const sim_gbvp *s)
+{
+    return gbl_fd(s->link);
+}
+
+void sim_gbvp_process(sim_gbvp *s, sim_time now)
+{
+    s->now = now;
+    gbl_process(s->link);
+    gb_svc_tick(s->svc, now);
+}
+
+int sim_gbvp_insert(sim_gbvp *s, unsigned slot, const char *name, sim_time now)
+{
+    s->now = now;
+    char err[256];
+    vm_module *m = vm_module_load(s->cfg.catalog_dir, name, err, sizeof err);
+    if (!m) {
+        logf_(s, GB_SVC_LOG_ERROR, "%s", err);
+        return -ENOENT;
+    }
+    int rc = gb_slots_insert(s->slots, slot, m, now, err, sizeof err);
+    vm_module_free(m);
+    if (rc)
+        logf_(s, GB_SVC_LOG_ERROR, "cannot insert %s in slot %u: %s", name, slot, err);
+    return rc;
+}
+
+int sim_gbvp_remove(sim_gbvp *s, unsigned slot, sim_time now)
+{
+    s->now = now;
+    int rc = gb_slots_remove(s->slots, slot, now);
+    if (rc)
+        logf_(s, GB_SVC_LOG_ERROR, "slot %u is empty", slot);
+    return rc;
+}
+
+void sim_gbvp_status(sim_gbvp *s)
+{
+    printf("link: %s, SVC handshake %s\n",
+           gbl_state(s->link) == GBL_STATE_UP ? "up" : "waiting for QEMU",
+           gb_svc_handshake_done(s->svc) ? "done" : "not done");
+    for (unsigned i = 0; i < gb_svc_num_slots(s->svc); i++) {
+        gb_svc_intf_info in;
+        uint8_t id = gb_svc_slot_intf_id(s->svc, i);
+        gb_svc_get_intf(s->svc, id, &in);
+        const char *name = gb_slots_module_name(s->slots, i);
+        printf("slot %u (interface %u): %s%s%s%s device id %u\n", i, id, name ? name : "empty",
+               in.active ? ", active" : "", in.hibernated ? ", hibernated" : "",
+               in.vsys ? ", powered" : "", in.device_id);
+    }
+    const gb_svc_conn_table *t = gb_svc_connections(s->svc);
+    for (size_t i = 0; i < gb_svc_conn_count(t); i++) {
+        const gb_svc_conn *c = gb_svc_conn_at(t, i);
+        printf("connection %u:%u <-> %u:%u flags 0x%02x\n", c->intf1, c->cport1, c->intf2,
+               c->cport2, c->flags);
+    }
+    gb_svc_stats st = gb_svc_get_stats(s->svc);
+    printf("AP requests %llu (bad %llu), pings %llu, to AP %llu, to modules %llu, dropped %llu\n",
+           (unsigned long long)st.ap_requests, (unsigned long long)st.ap_bad_requests,
+           (unsigned long long)st.pings, (unsigned long long)st.forwarded_to_ap,
+           (unsigned long long)st.forwarded_to_intf, (unsigned long long)st.dropped);
+    fflush(stdout);
+}
+
+gb_svc *sim_gbvp_svc(sim_gbvp *s)
+{
+    return s->svc;
+}

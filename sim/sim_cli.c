@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+// `gbvp sim`: runs the simulator alone, for users who start QEMU themselves. A poll loop over
+// the gblink descriptor, a signalfd (SIGINT/SIGTERM end the run cleanly) and standard input,
+// where simple commands insert and remove modules while the guest runs.
+#include "sim/sim_cli.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_INSERTS 32
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: gbvp sim [--link PATH] [--slots N] [--insert SLOT:MODULE]... [--log LEVEL]\n"
+            "                [--catalog DIR]\n\n"
+            "Runs the simulator (SVC, switch, slots, virtual modules) and waits for QEMU's\n"
+            "greybus-es2 device on the gblink socket.\n\n"
+            "  --link PATH           gblink socket (default: gbvp.sock)\n"
+            "  --slots N             slots in the frame, 1..%u (default: 4)\n"
+            "  --insert SLOT:MODULE  put catalog module MODULE into SLOT at start (repeatable)\n"
+            "  --catalog DIR         module catalog (default: virtual-modules/catalog)\n"
+            "  --log LEVEL           error, warn, info (default) or debug\n"
+            "  --help                this text\n\n"
+            "Commands on standard input: 'insert SLOT MODULE', 'remove SLOT', 'status', 'quit'.\n",
+            GB_SVC_SLOTS_MAX);
+}
+
+static int parse_uint(const char *s, unsigned max, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || v > max || s[0] == '-')
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int parse_level(const char *s, gb_svc_log_level *out)
+{
+    static const char *const names[] = { "error", "warn", "info", "debug" };
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, names[i])) {
+            *out = (gb_svc_log_level)i;
+            return 0;
+        }
+    return -1;
+}
+
+static sim_time monotonic_ps(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    int64_t ns = (int64_t)(t.tv_sec - t0->tv_sec) * 1000000000 + (t.tv_nsec - t0->tv_nsec);
+    return (sim_time)ns * 1000u;
+}
+
+/* One command line from standard input. Returns false on 'quit'. */
+static bool command(sim_gbvp *s, char *line, sim_time now)
+{
+    char *argv[4] = { 0 };
+    int argc = 0;
+    for (char *tok = strtok(line, " \t\r\n"); tok && argc < 4; tok = strtok(NULL, " \t\r\n"))
+        argv[argc++] = tok;
+    unsigned slot;
+    if (argc == 0)
+        return true;
+    if (!strcmp(argv[0], "quit") || !strcmp(argv[0], "exit"))
+        return false;
+    if (!strcmp(argv[0], "status") && argc == 1) {
+        sim_gbvp_status(s);
+    } else if (!strcmp(argv[0], "insert") && argc == 3 && !parse_uint(argv[1], 255, &slot)) {
+        sim_gbvp_insert(s, slot, argv[2], now);
+    } else if (!strcmp(argv[0], "remove") && argc == 2 && !parse_uint(argv[1], 255, &slot)) {
+        sim_gbvp_remove(s, slot, now);
+    } else {
+        fprintf(stderr, "gbvp sim: unknown command '%s' (insert SLOT MODULE, remove SLOT, "
+                "status, quit)\n", argv[0]);
+    }
+    return true;
+}
+
+int sim_cli_main(int argc, char **argv)
+{
+    sim_gbvp_config cfg = { .link_path = "gbvp.sock", .num_slots = 4,
+                            .log_level = GB_SVC_LOG_INFO };
+    struct {
+        unsigned slot;
+        const char *name;
+    } inserts[MAX_INSERTS];
+    unsigned ninserts = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!v) {
+            fprintf(stderr, "gbvp sim: %s: unknown option or missing value (try --help)\n", a);
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--link")) {
+            cfg.link_path = v;
+        } else if (!strcmp(a, "--catalog")) {
+            cfg.catalog_dir = v;
+        } else if (!strcmp(a, "--slots")) {
+            if (parse_uint(v, GB_SVC_SLOTS_MAX, &cfg.num_slots) || !cfg.num_slots) {
+                fprintf(stderr, "gbvp sim: --slots %s: want a number from 1 to %u\n", v,
+                        GB_SVC_SLOTS_MAX);
+                return 2;
+            }
+        } else if (!strcmp(a, "--log")) {
+            if (parse_level(v, &cfg.log_level)) {
+                fprintf(stderr, "gbvp sim: --log %s: want error, warn, info or debug\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--insert")) {
+            const char *colon = strchr(v, ':');
+            char num[16];
+            size_t n = colon ? (size_t)(colon - v) : 0;
+            if (!colon || n == 0 || n >= sizeof num || !colon[1]) {
+                fprintf(stderr, "gbvp sim: --insert %s: want SLOT:MODULE, e.g. 0:sensor\n", v);
+                return 2;
+            }
+            memcpy(num, v, n);
+            num[n] = 0;
+            if (ninserts == MAX_INSERTS || parse_uint(num, 255, &inserts[ninserts].slot)) {
+                fprintf(stderr, "gbvp sim: --insert %s: bad slot '%s' (or more than %u "
+                        "insertions)\n", v, num, MAX_INSERTS);
+                return 2;
+            }
+            inserts[ninserts++].name = colon + 1;
+        } else {
+            fprintf(stderr, "gbvp sim: unknown option %s (try --help)\n", a);
+            return 2;
+        }
+    }
+    for (unsigned i = 0; i < ninserts; i++)
+        if (inserts[i].slot >= cfg.num_slots) {
+            fprintf(stderr, "gbvp sim: --insert %u:%s: the frame has slots 0..%u\n",
+                    inserts[i].slot, inserts[i].name, cfg.num_slots - 1);
+            return 2;
+        }
+
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    signal(SIGPIPE, SIG_IGN);
+
+    char err[256];
+    sim_gbvp *s = sim_gbvp_new(&cfg, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "gbvp sim: %s\n", err);
+        if (sfd >= 0)
+            close(sfd);
+        return 1;
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = 0;
+    for (unsigned i = 0; i < ninserts; i++)
+        if (sim_gbvp_insert(s, inserts[i].slot, inserts[i].name, monotonic_ps(&t0)))
+            rc = 1;
+    bool stdin_open = true, running = rc == 0;
+    while (running) {
+        struct pollfd fds[3] = {
+            { .fd = sim_gbvp_fd(s), .events = POLLIN },
+            { .fd = sfd, .events = POLLIN },
+            { .fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN },
+        };
+        int n = poll(fds, 3, 100);
+        if (n < 0 && errno != EINTR) {
+            perror("gbvp sim: poll");
+            rc = 1;
+            break;
+        }
+        sim_time now = monotonic_ps(&t0);
+        if (n > 0 && (fds[1].revents & POLLIN)) {
+            struct signalfd_siginfo si;
+            if (read(sfd, &si, sizeof si) > 0)
+                fprintf(stderr, "gbvp sim: signal %u, stopping\n", si.ssi_signo);
+            running = false;
+        }
+        if (n > 0 && (fds[2].revents & (POLLIN | POLLHUP))) {
+            char line[256];
+            if (!fgets(line, sizeof line, stdin))
+                stdin_open = false;
+            else if (!command(s, line, now))
+                running = false;
+        }
+        sim_gbvp_process(s, now);
+    }
+    sim_gbvp_free(s);
+    if (sfd >= 0)
+        close(sfd);
+    return rc;
+}
