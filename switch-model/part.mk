@@ -24,3 +24,4 @@ $(eval $(call unit_test,test_svc_ap,tests/unit/test_svc_ap.c,$(LIB_test_ap) $(LI
 # `gbvp sim` (sim/gbvp_sim.c, sim/sim_cli.c are owned by the switch-model part).
 GBVP_SRCS += sim/gbvp_sim.c sim/sim_cli.c
 GBVP_LIBS += $(LIB_switch_model)
+$(eval $(call unit_test,test_svc_sim,tests/unit/test_svc_sim.c sim/gbvp_sim.c,$(LIB_test_ap) $(LIB_switch_model) $(B)/lib/libvm.a $(LIB_gblink)))

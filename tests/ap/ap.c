@@ -84,9 +84,8 @@ void tap_set_step_hook(tap *ap, void (*hook)(void *ctx, tap *ap, const char *wha
 
 /* ---- the bridge side ---- */
 
-static void to_ap(void *ctx, uint16_t hd_cport, const uint8_t *msg, size_t len)
+void tap_deliver(tap *ap, uint16_t hd_cport, const uint8_t *msg, size_t len)
 {
-    tap *ap = ctx;
     if (len > GB_MSG_MAX_SIZE || len < GB_MSG_HEADER_SIZE) {
         tap_trace(ap, "hd: message of %zu bytes on hd CPort %u dropped", len, hd_cport);
         return;
@@ -109,6 +108,25 @@ static void to_ap(void *ctx, uint16_t hd_cport, const uint8_t *msg, size_t len)
     memcpy(m->data, msg, len);
 }
 
+static void to_ap(void *ctx, uint16_t hd_cport, const uint8_t *msg, size_t len)
+{
+    tap_deliver(ctx, hd_cport, msg, len);
+}
+
+static void bridge_send(tap *ap, uint16_t cport, const uint8_t *msg, size_t len)
+{
+    if (ap->cfg.transport)
+        ap->cfg.transport->send(ap->cfg.transport->ctx, cport, msg, len);
+    else
+        gb_svc_from_ap(ap->svc, cport, msg, len, ap->now);
+}
+
+void tap_set_now(tap *ap, sim_time now)
+{
+    if (now > ap->now)
+        ap->now = now;
+}
+
 static void svc_log(void *ctx, gb_svc_log_level level, sim_time now, const char *line)
 {
     tap *ap = ctx;
@@ -128,6 +146,10 @@ tap *tap_new(const tap_config *cfg)
         ap->cfg.cport_count = 44;
     if (ap->cfg.cport_count > TAP_MAX_CPORTS - 1)
         ap->cfg.cport_count = TAP_MAX_CPORTS - 1;
+    for (unsigned i = 0; i < TAP_MAX_CPORTS; i++)
+        ap->conns[i].hd_cport = (uint16_t)i;
+    if (ap->cfg.transport)
+        return ap;
     gb_svc_config sc = { .num_slots = ap->cfg.num_slots, .ap_cport_count = ap->cfg.cport_count };
     gb_svc_env env = { .to_ap = to_ap, .log = svc_log, .ctx = ap };
     char err[128];
@@ -138,8 +160,6 @@ tap *tap_new(const tap_config *cfg)
         return NULL;
     }
     ap->slots = gb_slots_new(ap->svc);
-    for (unsigned i = 0; i < TAP_MAX_CPORTS; i++)
-        ap->conns[i].hd_cport = (uint16_t)i;
     return ap;
 }
 
@@ -147,10 +167,9 @@ void tap_free(tap *ap)
 {
     if (!ap)
         return;
-    gb_slots_free(ap->slots, ap->now);
+    if (ap->slots)
+        gb_slots_free(ap->slots, ap->now);
     gb_svc_free(ap->svc);
-    for (unsigned m = 0; m < TAP_MAX_MODULES; m++)
-        (void)m;
     tap_trace_clear(ap);
     free(ap->trace);
     free(ap->inbox);
@@ -187,6 +206,15 @@ void tap_arpc(tap *ap, const char *what, uint16_t cport)
 {
     ap->arpc_id++;
     tap_trace(ap, "arpc %s %u", what, cport);
+    if (ap->cfg.transport && ap->cfg.transport->cport_ctl)
+        ap->cfg.transport->cport_ctl(ap->cfg.transport->ctx, what, cport, 0);
+}
+
+void tap_cport_flags(tap *ap, uint16_t cport, uint32_t flags)
+{
+    tap_trace(ap, "usb CPORT_FLAGS %u 0x%x", cport, flags);
+    if (ap->cfg.transport && ap->cfg.transport->cport_ctl)
+        ap->cfg.transport->cport_ctl(ap->cfg.transport->ctx, "FLAGS", cport, flags);
 }
 
 /* ---- errno mapping of operation.c ---- */
@@ -229,7 +257,7 @@ static void reply(tap *ap, uint16_t cport, const gb_msg_header *req, uint8_t res
         return;
     size_t n = gb_msg_build_response(buf, sizeof buf, req, result, payload, result ? 0 : plen);
     ap->now += TAP_STEP;
-    gb_svc_from_ap(ap->svc, cport, buf, n, ap->now);
+    bridge_send(ap, cport, buf, n);
 }
 
 static void queue_work(tap *ap, tap_work w)
@@ -417,8 +445,13 @@ int tap_op_sync(tap *ap, tap_conn *c, uint8_t type, const void *req, size_t req_
     pd->id = id;
     size_t slot = ap->npending - 1;
     ap->now += TAP_STEP;
-    gb_svc_from_ap(ap->svc, c->hd_cport, buf, n, ap->now);
-    while (!ap->pending[slot].done && ap->in_count) {
+    bridge_send(ap, c->hd_cport, buf, n);
+    while (!ap->pending[slot].done) {
+        if (!ap->in_count) {
+            if (!ap->cfg.transport || !ap->cfg.transport->pump(ap->cfg.transport->ctx))
+                break;
+            continue;
+        }
         tap_msg m = ap->inbox[ap->in_head];
         ap->in_head = (ap->in_head + 1) % ap->in_cap;
         ap->in_count--;
@@ -503,7 +536,7 @@ int tap_conn_op(tap *ap, uint16_t hd_cport, uint8_t type, const void *req, size_
 void tap_send_raw(tap *ap, uint16_t hd_cport, const uint8_t *msg, size_t len)
 {
     ap->now += TAP_STEP;
-    gb_svc_from_ap(ap->svc, hd_cport, msg, len, ap->now);
+    bridge_send(ap, hd_cport, msg, len);
 }
 
 uint8_t tap_last_svc_request_result(const tap *ap)
@@ -519,12 +552,22 @@ int tap_probe(tap *ap)
     c->used = true;
     c->has_handler = true;
     c->bundle = -1;
-    tap_trace(ap, "usb CPORT_FLAGS 0 0x2");
-    tap_arpc(ap, "CONNECTED", 0);
+    tap_cport_flags(ap, 0, 0x2);
     c->state = TAP_CONN_ENABLED;
-    gb_svc_start(ap->svc, ap->now);
+    tap_arpc(ap, "CONNECTED", 0);
+    if (!ap->cfg.transport) {
+        gb_svc_start(ap->svc, ap->now);
+    } else {
+        for (int i = 0; i < 1000 && ap->svc_state != TAP_SVC_HELLO; i++) {
+            if (!ap->cfg.transport->pump(ap->cfg.transport->ctx) && !ap->in_count)
+                break;
+            tap_pump_incoming(ap);
+        }
+    }
     tap_run(ap);
-    return ap->svc_state == TAP_SVC_HELLO && gb_svc_handshake_done(ap->svc) ? 0 : -EPROTO;
+    if (ap->svc_state != TAP_SVC_HELLO)
+        return -EPROTO;
+    return ap->cfg.transport || gb_svc_handshake_done(ap->svc) ? 0 : -EPROTO;
 }
 
 static void hello_deferred(tap *ap)
@@ -554,6 +597,8 @@ void tap_run(tap *ap)
     ap->in_run = true;
     for (;;) {
         tap_pump_incoming(ap);
+        if (!ap->work_count && ap->cfg.transport && ap->cfg.transport->pump(ap->cfg.transport->ctx))
+            continue;
         if (!ap->work_count)
             break;
         tap_work w = ap->work[ap->work_head];
@@ -592,11 +637,13 @@ void tap_advance(tap *ap, sim_time dt)
             ap->watchdog = false;
         }
         ap->next_ping += SIM_MS(2000);
-        gb_svc_tick(ap->svc, ap->now);
+        if (ap->svc)
+            gb_svc_tick(ap->svc, ap->now);
     }
     if (target > ap->now)
         ap->now = target;
-    gb_svc_tick(ap->svc, ap->now);
+    if (ap->svc)
+        gb_svc_tick(ap->svc, ap->now);
     tap_run(ap);
 }
 
@@ -605,6 +652,8 @@ void tap_advance(tap *ap, sim_time dt)
 int tap_insert_only(tap *ap, unsigned slot, const char *name)
 {
     char err[256];
+    if (!ap->slots)
+        return -EINVAL;
     vm_module *m = vm_module_load(ap->cfg.catalog_dir, name, err, sizeof err);
     if (!m) {
         fprintf(stderr, "tap: %s\n", err);
@@ -627,6 +676,8 @@ int tap_insert(tap *ap, unsigned slot, const char *name)
 
 int tap_remove(tap *ap, unsigned slot)
 {
+    if (!ap->slots)
+        return -EINVAL;
     int rc = gb_slots_remove(ap->slots, slot, ap->now);
     tap_trace(ap, "frame: remove slot %u -> %d", slot, rc);
     tap_run(ap);

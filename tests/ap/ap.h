@@ -19,18 +19,36 @@
 
 typedef struct tap tap;
 
+/* How the test AP reaches a bridge that is not in-process (e.g. `gbvp sim` over gblink).
+ * send: one Greybus message from hd CPort `cport`. cport_ctl: a CPort control request the
+ * ES2 driver issues ("FLAGS" with flags, "CONNECTED", "FLUSH", "QUIESCE", "CLEAR").
+ * pump: lets the remote side run; returns false when nothing happened for a while (the AP
+ * then treats a missing answer as a timeout). Messages arrive through tap_deliver. */
+typedef struct tap_transport {
+    void (*send)(void *ctx, uint16_t cport, const uint8_t *msg, size_t len);
+    void (*cport_ctl)(void *ctx, const char *what, uint16_t cport, uint32_t flags);
+    bool (*pump)(void *ctx);
+    void *ctx;
+} tap_transport;
+
 typedef struct tap_config {
     unsigned num_slots;        /* 0 = 4 */
     uint16_t cport_count;      /* ES2 CPORT_COUNT; 0 = 44 */
     const char *catalog_dir;   /* NULL = virtual-modules/catalog */
     bool verbose;              /* print the trace and the SVC log to stderr */
+    const tap_transport *transport; /* NULL: an in-process SVC and slots (tap_svc) */
 } tap_config;
 
-/* A test AP with its own SVC and slots. NULL on a bad configuration. */
+/* A test AP with its own SVC and slots (or a remote bridge). NULL on a bad configuration. */
 tap *tap_new(const tap_config *cfg);
 void tap_free(tap *ap);
+/* NULL with a transport. */
 gb_svc *tap_svc(tap *ap);
 gb_slots *tap_slots(tap *ap);
+/* A message from the remote bridge for hd CPort `cport` (transport mode). */
+void tap_deliver(tap *ap, uint16_t cport, const uint8_t *msg, size_t len);
+/* Lets simulated time move (transport mode, where the clock is the test's). */
+void tap_set_now(tap *ap, sim_time now);
 
 /* ES2 probe: SVC connection enabled (CPORT_FLAGS 0x2, ARPC CONNECTED 0), the SVC starts the
  * handshake; runs until idle. 0 when the handshake completed. */

@@ -110,7 +110,7 @@ int tap_conn_enable(tap *ap, tap_intf *in, tap_conn *c, bool rx)
             c->state = TAP_CONN_ENABLED;
         return 0;
     }
-    tap_trace(ap, "usb CPORT_FLAGS %u 0x%x", c->hd_cport, c->control ? 0x3u : 0x0u);
+    tap_cport_flags(ap, c->hd_cport, c->control ? 0x3u : 0x0u);
     int ret = svc_conn_create(ap, in, c);
     if (ret) {
         tap_arpc(ap, "CLEAR", c->hd_cport);

@@ -157,6 +157,7 @@ tap_intf *tap_find_intf(tap *ap, uint8_t intf_id);
 tap_module *tap_find_module(tap *ap, uint8_t module_id);
 int tap_hd_cport_allocate(tap *ap);
 void tap_arpc(tap *ap, const char *what, uint16_t cport);
+void tap_cport_flags(tap *ap, uint16_t cport, uint32_t flags);
 void tap_pump_incoming(tap *ap);
 
 /* ap_conn.c: connection enable/disable as connection.c does it. */
