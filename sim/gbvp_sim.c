@@ -357,9 +357,15 @@ void sim_gbvp_status(sim_gbvp *s)
         uint8_t id = gb_svc_slot_intf_id(s->svc, i);
         gb_svc_get_intf(s->svc, id, &in);
         const char *name = gb_slots_module_name(s->slots, i);
-        printf("slot %u (interface %u): %s%s%s%s device id %u\n", i, id, name ? name : "empty",
-               in.active ? ", active" : "", in.hibernated ? ", hibernated" : "",
-               in.vsys ? ", powered" : "", in.device_id);
+        if (!name) {
+            printf("slot %u (interface %u): empty\n", i, id);
+            continue;
+        }
+        printf("slot %u (interface %u): %s%s%s%s", i, id, name, in.vsys ? ", powered" : "",
+               in.active ? ", active" : "", in.hibernated ? ", hibernated" : "");
+        if (in.device_id)
+            printf(", device id %u", in.device_id);
+        printf("\n");
     }
     const gb_svc_conn_table *t = gb_svc_connections(s->svc);
     for (size_t i = 0; i < gb_svc_conn_count(t); i++) {
