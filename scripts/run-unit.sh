@@ -7,8 +7,12 @@ set -u
 passed=0 failed=0 broken=0
 for t in "$@"; do
     log=$(mktemp)
-    "$t" 2>&1 | tee "$log"
-    rc=${PIPESTATUS[0]}
+    # Output goes to a file, not a pipe: a stray child of a test must not keep the run
+    # waiting on a pipe it inherited. A test binary that runs past the limit is a failure.
+    timeout --kill-after=10 "${UNIT_TIMEOUT:-600}" "$t" >"$log" 2>&1
+    rc=$?
+    cat "$log"
+    [ "$rc" -eq 124 ] && echo "unit: $(basename "$t") timed out after ${UNIT_TIMEOUT:-600} s" >&2
     line=$(grep -E '^ +tests +[0-9]+' "$log" | tail -n 1)
     if [ -n "$line" ]; then
         # Run Summary row: tests Total Ran Passed Failed Inactive
