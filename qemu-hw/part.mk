@@ -1,0 +1,6 @@
+# SPDX-License-Identifier: MIT
+# qemu-hw/: the QEMU device greybus-es2 (GPL-2.0-or-later). The device itself is built
+# inside QEMU's tree by scripts/build-qemu.sh; here only its QEMU-free protocol core is
+# compiled, for its unit test. Nothing of qemu-hw/ is linked into gbvp.
+$(eval $(call library,qemu_hw_es2,qemu-hw/es2_proto.c))
+$(eval $(call unit_test,test_es2_proto,tests/unit/test_es2_proto.c,$(LIB_qemu_hw_es2)))
