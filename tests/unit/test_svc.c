@@ -844,6 +844,41 @@ static void test_svc_restart_with_a_new_ap_reannounces_modules(void)
     world_fini();
 }
 
+static void test_svc_survives_random_messages_from_ap_and_modules(void)
+{
+    world_init(4);
+    handshake();
+    stub_intf g;
+    insert_stub(&g, 0, GB_SVC_INTF_TYPE_GREYBUS);
+    answer(0);
+    activate(2, 2);
+    conn_create(1, 2, 0);
+    uint64_t x = 0x243f6a8885a308d3ull;
+    uint8_t buf[300];
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t len = (size_t)(x % sizeof buf);
+        for (size_t j = 0; j < len; j++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            buf[j] = (uint8_t)x;
+        }
+        if (len >= 8 && (x & 1)) { /* mostly well-formed headers, random types and bodies */
+            gb_put_le16(buf, (uint16_t)len);
+            buf[4] = (uint8_t)(buf[4] & 0x3f);
+        }
+        uint16_t cport = (x >> 8) & 1 ? 0 : (uint16_t)((x >> 16) % 50);
+        if ((x >> 24) % 5 == 0)
+            gb_svc_from_intf(W.svc, (uint8_t)((x >> 32) % 8), cport, buf, len, 0);
+        else
+            gb_svc_from_ap(W.svc, cport, buf, len, 0);
+        W.nout = 0;
+        if (i % 1000 == 0)
+            gb_svc_tick(W.svc, SIM_MS(i));
+    }
+    CU_ASSERT_TRUE(gb_svc_get_stats(W.svc).ap_requests > 1000);
+    world_fini();
+}
+
 static const unit_test svc_tests[] = {
     UNIT_TEST(test_svc_new_rejects_bad_configurations),
     UNIT_TEST(test_svc_handshake_sends_version_then_hello),
@@ -869,6 +904,7 @@ static const unit_test svc_tests[] = {
     UNIT_TEST(test_svc_removed_module_teardown_requests_still_succeed),
     UNIT_TEST(test_svc_mailbox_and_oops_are_reported_to_the_ap),
     UNIT_TEST(test_svc_restart_with_a_new_ap_reannounces_modules),
+    UNIT_TEST(test_svc_survives_random_messages_from_ap_and_modules),
     UNIT_TESTS_END,
 };
 
