@@ -165,6 +165,11 @@ static void cport_control(sim_gbvp *s, const gbl_record *rec)
     if (rec->type == GBL_T_CPORT_CONNECTED && c == 0) {
         logf_(s, GB_SVC_LOG_INFO, "bridge: SVC connection up (hd CPort 0), starting the SVC");
         gb_svc_start(s->svc, s->now);
+    } else if ((rec->type == GBL_T_CPORT_CLEAR || rec->type == GBL_T_CPORT_RESET) && c == 0) {
+        /* The host driver is going away (unbind, shutdown): nothing more goes to it until
+         * a new instance connects hd CPort 0 again. */
+        logf_(s, GB_SVC_LOG_INFO, "bridge: SVC connection closed by the AP");
+        gb_svc_ap_lost(s->svc, s->now);
     }
 }
 

@@ -163,6 +163,9 @@ void gb_svc_start(gb_svc *svc, sim_time now)
     svc->now = now;
     if (svc->hs != SVC_HS_IDLE)
         gb_svc_ap_lost(svc, now);
+    svc->ev_count = 0; /* nothing from an earlier session reaches the new AP */
+    svc->ev_head = 0;
+    svc->pending = false;
     uint8_t p[GB_SVC_VERSION_SIZE] = { GB_SVC_VERSION_MAJOR, GB_SVC_VERSION_MINOR };
     svc->hs = SVC_HS_VERSION;
     svc_slots_announce_all(svc); /* sent once the handshake is done */
@@ -410,6 +413,8 @@ int gb_svc_intf_mailbox(gb_svc *svc, uint8_t intf_id, uint32_t value, sim_time n
     svc_intf *in = svc_intf_at(svc, intf_id);
     if (!in || !in->present)
         return -ENOENT;
+    if (svc->hs != SVC_HS_READY)
+        return -ENOTCONN; /* only an AP past the handshake may hear it */
     uint8_t p[GB_SVC_INTF_MAILBOX_EVENT_SIZE];
     p[0] = intf_id;
     gb_put_le16(p + 1, 0);
@@ -424,6 +429,8 @@ int gb_svc_intf_oops(gb_svc *svc, uint8_t intf_id, uint8_t reason, sim_time now)
     svc_intf *in = svc_intf_at(svc, intf_id);
     if (!in || !in->present)
         return -ENOENT;
+    if (svc->hs != SVC_HS_READY)
+        return -ENOTCONN; /* only an AP past the handshake may hear it */
     uint8_t p[GB_SVC_INTF_OOPS_SIZE] = { intf_id, reason };
     svc_queue_event(svc, GB_SVC_TYPE_INTF_OOPS, p, sizeof p);
     return 0;

@@ -138,7 +138,8 @@ void gb_svc_set_release_hook(gb_svc *svc,
                              void *ctx);
 
 /* An interface wrote its mailbox (mode switch done): the SVC reports INTF_MAILBOX_EVENT.
- * An interface crashed: INTF_OOPS. 0, or -ENOENT when no interface has that id. */
+ * An interface crashed: INTF_OOPS. 0, -ENOENT when no interface has that id, -ENOTCONN
+ * before the handshake with the AP is done. */
 int gb_svc_intf_mailbox(gb_svc *svc, uint8_t intf_id, uint32_t value, sim_time now);
 int gb_svc_intf_oops(gb_svc *svc, uint8_t intf_id, uint8_t reason, sim_time now);
 
