@@ -12,6 +12,21 @@ VM_MANIFEST_SRCS := virtual-modules/manifest.c virtual-modules/manifest_binary.c
 VM_SRCS += $(VM_MANIFEST_SRCS)
 VM_SRCS += virtual-modules/manifest_cli.c
 VM_SRCS += virtual-modules/gb_message.c
+VM_SRCS += virtual-modules/behaviour.c
+VM_SRCS += virtual-modules/dme.c
+VM_SRCS += virtual-modules/vm_interface.c
+VM_SRCS += virtual-modules/control.c
+VM_SRCS += virtual-modules/vm_class.c
+VM_SRCS += virtual-modules/gpio.c
+VM_SRCS += virtual-modules/i2c.c
+VM_SRCS += virtual-modules/uart.c
+VM_SRCS += virtual-modules/uart_pty.c
+VM_SRCS += virtual-modules/loopback.c
+VM_SRCS += virtual-modules/power_supply.c
+VM_SRCS += virtual-modules/vibrator.c
+VM_SRCS += virtual-modules/light.c
+VM_SRCS += virtual-modules/hid.c
+VM_SRCS += virtual-modules/vm_module.c
 $(eval $(call library,vm,$(VM_SRCS)))
 GBVP_LIBS += $(LIB_vm)
 

@@ -44,6 +44,10 @@ typedef struct vm_interface_config {
     const vm_manifest *manifest;
     /* Backends and initial state (borrowed during vm_interface_new only); NULL = defaults. */
     const vm_behaviour *behaviour;
+    /* 0: the whole behaviour file is this interface's ([interface], [cport N]). N >= 1:
+     * this is interface N of a multi-interface module and reads the block that starts at
+     * [interface N] (docs/modules.md). */
+    unsigned behaviour_interface;
     uint32_t ddbl1_manufacturer_id; /* DME 0x5003; 0 = VM_DDBL1_MANUFACTURER_TOSHIBA */
     uint32_t ddbl1_product_id;      /* DME 0x5004; 0 = VM_DDBL1_PRODUCT_ES3_GPBRIDGE */
     uint32_t vendor_id;             /* DME 0x6000 (Toshiba GMP vendor id) */
@@ -113,6 +117,22 @@ bool vm_interface_cport_connected(const vm_interface *intf, uint16_t cport);
  * reported here. */
 int vm_interface_receive(vm_interface *intf, uint16_t cport, const uint8_t *msg, size_t len,
                          sim_time now);
+
+/* ---- Control protocol state (for scripts and tests) ---- */
+typedef enum vm_bundle_state {
+    VM_BUNDLE_NONE,      /* no such bundle in the manifest */
+    VM_BUNDLE_INACTIVE,  /* after boot or BUNDLE_DEACTIVATE */
+    VM_BUNDLE_ACTIVE,    /* after BUNDLE_ACTIVATE or BUNDLE_RESUME */
+    VM_BUNDLE_SUSPENDED, /* after BUNDLE_SUSPEND (kept across hibernate/resume) */
+} vm_bundle_state;
+vm_bundle_state vm_interface_bundle_state(const vm_interface *intf, uint8_t bundle_id);
+/* true once the AP sent MODE_SWITCH since the last ACTIVATE. */
+bool vm_interface_mode_switch_requested(const vm_interface *intf);
+/* Fault injection: answer the control request `control_type` (BUNDLE_SUSPEND,
+ * BUNDLE_RESUME, BUNDLE_ACTIVATE, BUNDLE_DEACTIVATE, INTF_SUSPEND_PREPARE,
+ * INTF_DEACTIVATE_PREPARE, INTF_HIBERNATE_ABORT) with `status` instead of OK until changed
+ * back with status 0. -EINVAL for other types. */
+int vm_interface_set_pm_status(vm_interface *intf, uint8_t control_type, uint8_t status);
 
 /* Counters for tests and statistics. */
 typedef struct vm_interface_stats {

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+// Protocol id -> class handler table.
+#include "virtual-modules/vm_class.h"
+
+#include "virtual-modules/gb_protocols.h"
+
+static const vm_class_ops *const classes[] = {
+    &vm_gpio_class,     &vm_i2c_class,      &vm_uart_class,  &vm_loopback_class,
+    &vm_power_supply_class, &vm_vibrator_class, &vm_light_class, &vm_hid_class,
+};
+
+const vm_class_ops *vm_class_find(uint8_t protocol)
+{
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+        if (classes[i]->protocol == protocol)
+            return classes[i];
+    return NULL;
+}
