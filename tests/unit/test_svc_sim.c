@@ -194,10 +194,35 @@ static void test_sim_answers_bad_cport_control_with_invalid(void)
     rig_down(&r);
 }
 
+static void test_sim_clear_of_hd_cport_0_ends_the_svc_session(void)
+{
+    rig r;
+    rig_up(&r, "vibrator");
+    CU_ASSERT_EQUAL(tap_probe(r.ap), 0);
+    tap_run(r.ap);
+    CU_ASSERT_TRUE(tap_interface(r.ap, 2).enabled);
+    CU_ASSERT_TRUE(gb_svc_handshake_done(sim_gbvp_svc(r.sim)));
+    /* the host driver unbinds: flush, quiesce, clear of the SVC CPort */
+    CU_ASSERT_EQUAL(gbl_send_msg(r.client, GBL_T_CPORT_CLEAR, 0, 99, 0, NULL, 0), 0);
+    pump(&r);
+    CU_ASSERT_FALSE(gb_svc_handshake_done(sim_gbvp_svc(r.sim)));
+    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(sim_gbvp_svc(r.sim))), 0);
+    /* a new driver instance connects again and gets a fresh handshake and the module */
+    tap_free(r.ap);
+    tap_config tc = { .transport = &transport, .num_slots = 4 };
+    r.ap = tap_new(&tc);
+    CU_ASSERT_EQUAL(tap_probe(r.ap), 0);
+    tap_run(r.ap);
+    CU_ASSERT_TRUE(tap_interface(r.ap, 2).enabled);
+    CU_ASSERT_EQUAL(r.bad_results, 0);
+    rig_down(&r);
+}
+
 static const unit_test sim_tests[] = {
     UNIT_TEST(test_sim_over_gblink_enumerates_a_module_like_6_1),
     UNIT_TEST(test_sim_over_gblink_hotplug_runtime_pm_and_disconnect),
     UNIT_TEST(test_sim_answers_bad_cport_control_with_invalid),
+    UNIT_TEST(test_sim_clear_of_hd_cport_0_ends_the_svc_session),
     UNIT_TESTS_END,
 };
 
