@@ -391,6 +391,11 @@ size_t sim_kernel_pending(const sim_kernel *k)
     return k->live;
 }
 
+size_t sim_kernel_capacity(const sim_kernel *k)
+{
+    return k->cap;
+}
+
 uint64_t sim_kernel_executed(const sim_kernel *k)
 {
     return k->executed;

@@ -67,6 +67,9 @@ void sim_kernel_stop(sim_kernel *k);
 bool sim_kernel_next_time(sim_kernel *k, sim_time *out);
 /* Events scheduled and neither run nor cancelled. */
 size_t sim_kernel_pending(const sim_kernel *k);
+/* Event slots allocated: pending events plus cancelled ones not yet reclaimed fit in it.
+ * Grows by doubling when full, never shrinks. */
+size_t sim_kernel_capacity(const sim_kernel *k);
 /* Events run since the kernel was created. */
 uint64_t sim_kernel_executed(const sim_kernel *k);
 /* A message describing the last error returned by this kernel ("" when none yet). The text

@@ -230,17 +230,28 @@ static void test_kernel_callback_cannot_cancel_itself_but_can_cancel_others(void
     sim_kernel_free(k);
 }
 
+static sim_time scrambled_time(int i)
+{
+    return (sim_time)((i * 7919) % 1000 + 1) * 10; /* a permutation of 10..10000 */
+}
+
+static int cmp_by_scrambled_time(const void *a, const void *b)
+{
+    sim_time x = scrambled_time(*(const int *)a), y = scrambled_time(*(const int *)b);
+    return (x > y) - (x < y);
+}
+
 static void test_kernel_mass_cancel_compacts_and_keeps_order(void)
 {
     /* Cancelling most events makes dead entries outnumber live ones, which compacts the
-     * heap; the survivors must still run in order, and the pool must not have grown. */
+     * heap; the survivors must still run in order. */
     sim_kernel *k = sim_kernel_new(1024);
     sim_event ev[1000];
     run_log log = { .k = k };
     probe p[1000];
     for (int i = 0; i < 1000; i++) {
         p[i] = (probe){ &log, i };
-        sim_kernel_schedule(k, (sim_time)(1000 - i) * 10, record, &p[i], &ev[i]);
+        sim_kernel_schedule(k, scrambled_time(i), record, &p[i], &ev[i]);
     }
     for (int i = 0; i < 1000; i++)
         if (i % 50 != 0)
@@ -250,9 +261,13 @@ static void test_kernel_mass_cancel_compacts_and_keeps_order(void)
     for (int i = 0; i < 980; i++)
         CU_ASSERT_EQUAL(sim_kernel_schedule(k, SIM_MS(1), nothing, NULL, NULL), 0);
     CU_ASSERT_EQUAL(sim_kernel_run_until(k, SIM_US(100)), 0);
+    int want[20];
+    for (int i = 0; i < 20; i++)
+        want[i] = 50 * i;
+    qsort(want, 20, sizeof want[0], cmp_by_scrambled_time);
     CU_ASSERT_EQUAL(log.n, 20);
     for (int i = 0; i < 20; i++)
-        CU_ASSERT_EQUAL(log.ids[i], 950 - 50 * i);
+        CU_ASSERT_EQUAL(log.ids[i], want[i]);
     CU_ASSERT_EQUAL(sim_kernel_pending(k), 980);
     sim_kernel_free(k);
 }
@@ -548,11 +563,13 @@ static void test_kernel_grows_beyond_initial_pool(void)
 {
     enum { N = 100000 };
     sim_kernel *k = sim_kernel_new(2);
+    CU_ASSERT_EQUAL(sim_kernel_capacity(k), 2);
     sim_event *ev = malloc(N * sizeof *ev);
     for (int i = 0; i < N; i++)
         CU_ASSERT_EQUAL_FATAL(sim_kernel_schedule(k, (sim_time)(N - i), nothing, NULL, &ev[i]),
                               0);
     CU_ASSERT_EQUAL(sim_kernel_pending(k), N);
+    CU_ASSERT(sim_kernel_capacity(k) >= N && sim_kernel_capacity(k) < 2 * N);
     /* Handles issued before growth still work after it. */
     CU_ASSERT_TRUE(sim_kernel_cancel(k, ev[0]));
     CU_ASSERT_TRUE(sim_kernel_cancel(k, ev[N - 1]));
@@ -563,6 +580,40 @@ static void test_kernel_grows_beyond_initial_pool(void)
     CU_ASSERT_EQUAL(sim_kernel_executed(k), N - 2);
     CU_ASSERT_EQUAL(sim_kernel_now(k), N - 1);
     free(ev);
+    sim_kernel_free(k);
+}
+
+static void test_kernel_cancelled_events_do_not_accumulate(void)
+{
+    /* A timer re-armed and cancelled over and over (a retransmission timeout, say): the
+     * cancelled entries are reclaimed, so the pool stays small. */
+    sim_kernel *k = sim_kernel_new(64);
+    sim_kernel_schedule(k, SIM_S(1), nothing, NULL, NULL);
+    for (int i = 0; i < 100000; i++) {
+        sim_event e;
+        CU_ASSERT_EQUAL_FATAL(sim_kernel_schedule(k, SIM_MS(10), nothing, NULL, &e), 0);
+        CU_ASSERT_TRUE_FATAL(sim_kernel_cancel(k, e));
+    }
+    CU_ASSERT_EQUAL(sim_kernel_pending(k), 1);
+    CU_ASSERT(sim_kernel_capacity(k) <= 256);
+    CU_ASSERT_EQUAL(sim_kernel_run(k), 0);
+    CU_ASSERT_EQUAL(sim_kernel_executed(k), 1);
+    sim_kernel_free(k);
+}
+
+static void test_kernel_steady_state_does_not_grow_the_pool(void)
+{
+    /* The hold model: each event schedules one successor, so the pool never grows. */
+    sim_kernel *k = sim_kernel_new(0);
+    chain c[100];
+    for (int i = 0; i < 100; i++) {
+        c[i] = (chain){ k, 1000, (sim_time)(i % 7 + 1), 0 };
+        sim_kernel_schedule(k, (sim_time)i, chain_link, &c[i], NULL);
+    }
+    size_t cap = sim_kernel_capacity(k);
+    CU_ASSERT_EQUAL(sim_kernel_run(k), 0);
+    CU_ASSERT_EQUAL(sim_kernel_executed(k), 100000);
+    CU_ASSERT_EQUAL(sim_kernel_capacity(k), cap);
     sim_kernel_free(k);
 }
 
@@ -643,7 +694,9 @@ static void check_random_against_sort(uint64_t seed, size_t n, sim_time span,
         r.events[i].time = sim_kernel_now(k) + delay;
         r.events[i].order = (uint32_t)i;
         CU_ASSERT_EQUAL_FATAL(sim_kernel_schedule(k, delay, ref_fire, &ctx[i], &handles[i]), 0);
-        if (next_random(&rng) % 100 < cancel_percent) {
+        /* cancel_percent / 100 cancel attempts per schedule, on average. */
+        unsigned attempts = cancel_percent / 100 + (next_random(&rng) % 100 < cancel_percent % 100);
+        for (unsigned a = 0; a < attempts; a++) {
             /* Cancel a random event scheduled so far (may have run or be cancelled). */
             size_t j = next_random(&rng) % (i + 1);
             bool expect = !r.events[j].cancelled &&
@@ -680,14 +733,14 @@ static void check_random_against_sort(uint64_t seed, size_t n, sim_time span,
 
 static void test_kernel_million_random_events_match_reference_sort(void)
 {
-    /* Times in a narrow span force many ties; a quarter of the schedules cancel. */
+    /* Times in a narrow span force many ties; a quarter of the schedules cancel one. */
     check_random_against_sort(1, 1000000, 200000, 25, 0);
 }
 
 static void test_kernel_random_events_with_heavy_cancelling_match_reference_sort(void)
 {
-    /* More cancels than survivors: exercises compaction. */
-    check_random_against_sort(2, 200000, 1000000, 90, 0);
+    /* 2.5 cancel attempts per schedule: dead entries outnumber live ones, which compacts. */
+    check_random_against_sort(2, 200000, 1000000, 250, 0);
 }
 
 static void test_kernel_sequence_renumbering_keeps_order(void)
@@ -825,6 +878,8 @@ static const unit_test limit_tests[] = {
     UNIT_TEST(test_kernel_refuses_time_overflow_with_message),
     UNIT_TEST(test_kernel_refuses_null_callback),
     UNIT_TEST(test_kernel_grows_beyond_initial_pool),
+    UNIT_TEST(test_kernel_cancelled_events_do_not_accumulate),
+    UNIT_TEST(test_kernel_steady_state_does_not_grow_the_pool),
     UNIT_TEST(test_kernel_free_releases_pending_events),
     UNIT_TESTS_END,
 };
