@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Boots the gbvp guest (scripts/build-guest.sh: kernel + busybox initramfs with gbvp-agent)
+# in QEMU. The serial console (ttyS0) goes to DIR/console.log; the guest agent's channel
+# (ttyS1) is the Unix socket DIR/agent.sock, served by QEMU (server=on,wait=off), which
+# `gbvp agent --socket DIR/agent.sock -- CMD` talks to. QEMU exits when the guest runs
+# `reboot -f` (-no-reboot) or panics (panic=-1).
+#
+# QEMU: gbvp's own build (scripts/build-qemu.sh, has -device greybus-es2) when it exists;
+# otherwise Debian's qemu-system-x86_64, which is enough to boot the guest without the bridge.
+set -euo pipefail
+
+usage() {
+    cat <<'EOF'
+usage: scripts/run-guest.sh [OPTIONS] [-- EXTRA-QEMU-ARGS...]
+
+  --dir DIR         run directory: console.log, agent.sock, qemu.log, qemu.pid
+                    (default: a new /tmp/gbvp-guest.XXXXXX)
+  --background      start QEMU and return at once; print the run directory's paths
+  --interactive     console on this terminal with a shell (gbvp.shell=1), not a log file
+  --kvm             use KVM instead of TCG (KVM hangs on some hosts; TCG is the default)
+  --qemu PATH       QEMU binary to use (default: see above)
+  --system-qemu     use Debian's qemu-system-x86_64 even if gbvp's QEMU is built
+  --device ARG      add "-device ARG" (repeatable), e.g. --device qemu-xhci,id=xhci
+  --kernel PATH     kernel image (default: build-guest.sh's, built if needed)
+  --initrd PATH     initramfs (default: build-guest.sh's, built if needed)
+  --append TEXT     extra kernel command-line text (e.g. "quiet" or "dyndbg=...")
+  --memory MB       guest memory (default 256)
+  -h, --help        this help
+
+Anything after "--" goes to QEMU unchanged (e.g. -chardev/-device for greybus-es2).
+EOF
+}
+
+die() { echo "run-guest: $*" >&2; exit 1; }
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+dir= background=0 interactive=0 accel=tcg qemu= system_qemu=0 kernel= initrd= append= memory=256
+devices=() extra=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --dir) [ $# -ge 2 ] || die "--dir needs a path"; dir=$2; shift 2 ;;
+    --background) background=1; shift ;;
+    --interactive) interactive=1; shift ;;
+    --kvm) accel=kvm; shift ;;
+    --qemu) [ $# -ge 2 ] || die "--qemu needs a path"; qemu=$2; shift 2 ;;
+    --system-qemu) system_qemu=1; shift ;;
+    --device) [ $# -ge 2 ] || die "--device needs a value"; devices+=(-device "$2"); shift 2 ;;
+    --kernel) [ $# -ge 2 ] || die "--kernel needs a path"; kernel=$2; shift 2 ;;
+    --initrd) [ $# -ge 2 ] || die "--initrd needs a path"; initrd=$2; shift 2 ;;
+    --append) [ $# -ge 2 ] || die "--append needs text"; append=$2; shift 2 ;;
+    --memory) [ $# -ge 2 ] || die "--memory needs a number of MB"; memory=$2; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option '$1'" ;;
+    esac
+done
+[[ $memory =~ ^[1-9][0-9]*$ ]] || die "--memory wants a number of MB, not '$memory'"
+[ "$background" -eq 1 ] && [ "$interactive" -eq 1 ] && die "--background and --interactive exclude each other"
+
+# --- the guest images -----------------------------------------------------------------------
+if [ -z "$kernel" ] || [ -z "$initrd" ]; then
+    paths=$("$repo/scripts/build-guest.sh") || die "scripts/build-guest.sh failed"
+    [ -n "$kernel" ] || kernel=$(sed -n 's/^kernel: //p' <<<"$paths")
+    [ -n "$initrd" ] || initrd=$(sed -n 's/^initramfs: //p' <<<"$paths")
+fi
+[ -f "$kernel" ] || die "kernel image '$kernel' does not exist"
+[ -f "$initrd" ] || die "initramfs '$initrd' does not exist"
+
+# --- which QEMU -----------------------------------------------------------------------------
+wants_greybus=0
+for a in "${devices[@]}" "${extra[@]}"; do
+    case $a in *greybus-es2*) wants_greybus=1 ;; esac
+done
+firmware=()
+if [ -z "$qemu" ] && [ "$system_qemu" -eq 0 ]; then
+    own=$("$repo/scripts/build-qemu.sh" --print-path 2>/dev/null || true)
+    if [ -n "$own" ] && [ -x "$own" ]; then
+        qemu=$own
+        # gbvp's QEMU is configured with --disable-install-blobs: firmware from Debian's packages
+        firmware=(-L /usr/share/qemu -L /usr/share/seabios)
+    elif [ "$wants_greybus" -eq 1 ]; then
+        die "-device greybus-es2 needs gbvp's QEMU, which is not built${own:+ (expected at $own)}: run scripts/build-qemu.sh"
+    else
+        echo "run-guest: gbvp's QEMU is not built (scripts/build-qemu.sh); using Debian's qemu-system-x86_64" >&2
+    fi
+fi
+if [ -z "$qemu" ]; then
+    qemu=$(command -v qemu-system-x86_64 || true)
+    [ -n "$qemu" ] || die "no QEMU: run scripts/build-qemu.sh, or apt-get install qemu-system-x86"
+fi
+[ -x "$qemu" ] || die "QEMU binary '$qemu' is not executable"
+
+# --- run directory --------------------------------------------------------------------------
+if [ -z "$dir" ]; then
+    dir=$(mktemp -d /tmp/gbvp-guest.XXXXXX)
+else
+    mkdir -p "$dir"
+fi
+dir=$(cd "$dir" && pwd)
+sock=$dir/agent.sock
+[ ${#sock} -lt 108 ] || die "agent socket path $sock is longer than a Unix socket allows (107 bytes): use a shorter --dir"
+rm -f "$sock"
+
+cmdline="console=ttyS0 panic=-1 gbvp.agent=/dev/ttyS1"
+[ "$interactive" -eq 1 ] && cmdline+=" gbvp.shell=1"
+[ -n "$append" ] && cmdline+=" $append"
+
+if [ "$interactive" -eq 1 ]; then
+    console=(-chardev stdio,id=console,signal=off,mux=off -serial chardev:console)
+else
+    console=(-serial "file:$dir/console.log")
+fi
+
+args=("$qemu" "${firmware[@]}" -M pc -accel "$accel" -m "$memory" -smp 1
+      -nodefaults -no-user-config -display none -no-reboot
+      "${console[@]}"
+      -chardev "socket,id=agent,path=$sock,server=on,wait=off" -serial chardev:agent
+      -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+      "${devices[@]}" "${extra[@]}")
+printf '%q ' "${args[@]}" >"$dir/qemu.cmdline"
+echo >>"$dir/qemu.cmdline"
+
+if [ "$background" -eq 1 ]; then
+    "${args[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
+    pid=$!
+    echo "$pid" >"$dir/qemu.pid"
+    # QEMU creates the socket once its devices are set up; a bad argument ends it instead.
+    for _ in $(seq 1 200); do
+        [ -S "$sock" ] && break
+        kill -0 "$pid" 2>/dev/null || { cat "$dir/qemu.log" >&2; die "QEMU exited at start (log $dir/qemu.log)"; }
+        sleep 0.05
+    done
+    [ -S "$sock" ] || die "QEMU did not create $sock within 10 s (log $dir/qemu.log)"
+    echo "qemu pid: $pid"
+    echo "run dir: $dir"
+    echo "console log: $dir/console.log"
+    echo "agent socket: $sock"
+    exit 0
+fi
+echo "run-guest: $(basename "$qemu") ($accel); console ${console[*]: -1}; agent socket $sock" >&2
+exec "${args[@]}"
