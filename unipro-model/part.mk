@@ -8,3 +8,4 @@ $(eval $(call library,unipro_model,$(UNIPRO_MODEL_SRCS)))
 # switch-model/part.mk is read after this file: name its library by path.
 UNIPRO_TEST_LIBS := $(B)/lib/libswitch_model.a $(LIB_unipro_model) $(LIB_sim_kernel)
 $(eval $(call unit_test,test_unipro_validation,tests/unit/test_unipro_validation.c,$(UNIPRO_TEST_LIBS)))
+$(eval $(call unit_test,test_unipro_link,tests/unit/test_unipro_link.c,$(UNIPRO_TEST_LIBS)))

@@ -262,7 +262,10 @@ static int next_segment(up_node *n, up_cport *c, uint32_t credits, up_frame **ou
     if (m && !c->e2e_blocked) {
         uint32_t left = m->len - m->segmented;
         seg = left < n->cfg.max_segment ? left : n->cfg.max_segment;
-        if ((c->cfg.flags & UP_CPORT_E2EFC) && c->peer_space < (int64_t)seg) {
+        /* E2EFC: the segment shrinks to the space the peer has left; none left blocks */
+        if ((c->cfg.flags & UP_CPORT_E2EFC) && c->peer_space < (int64_t)seg)
+            seg = c->peer_space > 0 ? (uint32_t)c->peer_space : 0;
+        if (seg == 0 && left > 0) {
             c->e2e_blocked = true;
             c->blocked_since = sim_now(n->s);
         } else {
@@ -346,9 +349,7 @@ static void receive_tokens(up_node *n, unsigned id, up_cport *c)
     c->st.rx_tokens++;
     c->peer_space += c->cfg.token;
     if (c->e2e_blocked && c->txq_head) {
-        uint32_t left = c->txq_head->len - c->txq_head->segmented;
-        uint32_t seg = left < n->cfg.max_segment ? left : n->cfg.max_segment;
-        if (c->peer_space >= (int64_t)seg) {
+        if (c->peer_space > 0) {
             c->e2e_blocked = false;
             c->st.e2e_stall += sim_now(n->s) - c->blocked_since;
             activate(n, id);
