@@ -30,6 +30,14 @@ VM_SRCS += virtual-modules/vm_module.c
 $(eval $(call library,vm,$(VM_SRCS)))
 GBVP_LIBS += $(LIB_vm)
 
+# ---- interfaces, control and class protocols: one unit test binary, a suite per file ----
+VM_TEST_SRCS := tests/unit/test_vm_main.c tests/unit/test_vm_harness.c \
+	tests/unit/test_vm_interface.c tests/unit/test_vm_behaviour.c tests/unit/test_vm_gpio.c \
+	tests/unit/test_vm_i2c.c tests/unit/test_vm_loopback.c tests/unit/test_vm_power_supply.c \
+	tests/unit/test_vm_uart.c tests/unit/test_vm_hid.c tests/unit/test_vm_light.c \
+	tests/unit/test_vm_vibrator.c
+$(eval $(call unit_test,test_vm,$(VM_TEST_SRCS),$(LIB_vm)))
+
 # ---- manifests: library, unit tests, fuzz targets ----
 $(eval $(call library,vm_manifest,$(VM_MANIFEST_SRCS) virtual-modules/manifest_cli.c))
 $(eval $(call unit_test,test_manifest,tests/unit/test_manifest.c,$(LIB_vm_manifest)))

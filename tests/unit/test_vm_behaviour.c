@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+// Behaviour files and catalog loading.
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/unit/test_vm_harness.h"
+#include "tests/unit/test_vm_suites.h"
+#include "virtual-modules/behaviour.h"
+#include "virtual-modules/power_supply.h"
+#include "virtual-modules/uart.h"
+#include "virtual-modules/vm_module.h"
+
+static vm_behaviour *parse(const char *text, char *err, size_t errlen)
+{
+    return vm_behaviour_parse("b.behaviour", text, strlen(text), err, errlen);
+}
+
+static void test_behaviour_parses_sections_keys_and_comments(void)
+{
+    char err[256] = "";
+    vm_behaviour *b = parse("# c\n; c\n[interface]\nvendor-id = 0x10\n\n[cport 3]\n"
+                            "  backend   =  pty  \n",
+                            err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_EQUAL(vm_behaviour_section_count(b), 2);
+    const vm_bsection *s = vm_behaviour_find(b, "cport", 3);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    int line = 0;
+    CU_ASSERT_STRING_EQUAL(vm_bsection_get(s, "backend", &line), "pty");
+    CU_ASSERT_EQUAL(line, 7);
+    uint32_t v;
+    CU_ASSERT_EQUAL(vm_bsection_u32(vm_behaviour_find(b, "interface", -1), "vendor-id", 0, 0,
+                                    0xffff, &v, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(v, 0x10);
+    CU_ASSERT_EQUAL(vm_bsection_u32(s, "absent", 7, 0, 9, &v, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(v, 7);
+    vm_behaviour_free(b);
+}
+
+static void test_behaviour_syntax_errors_name_file_and_line(void)
+{
+    char err[256];
+    CU_ASSERT_PTR_NULL(parse("key = 1\n", err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "b.behaviour:1: setting before the first [section]"));
+    CU_ASSERT_PTR_NULL(parse("[a]\n[a\n", err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "b.behaviour:2:"));
+    CU_ASSERT_PTR_NULL(parse("[a]\nx = 1\nx = 2\n", err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "b.behaviour:3: key 'x' repeats the one at line 2"));
+    CU_ASSERT_PTR_NULL(parse("[cport 1]\n[cport 1]\n", err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "b.behaviour:2: section [cport 1] repeats"));
+    CU_ASSERT_PTR_NULL(parse("[a]\nno equals sign\n", err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "b.behaviour:2: expected 'key = value'"));
+    CU_ASSERT_PTR_NULL(parse("[cport x]\n", err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "b.behaviour:1: section id 'x'"));
+    const char nul[] = "[a]\nx = 1\0\n";
+    CU_ASSERT_PTR_NULL(vm_behaviour_parse("b.behaviour", nul, sizeof nul - 1, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "b.behaviour:2: NUL byte"));
+}
+
+static void test_behaviour_typed_values_are_checked(void)
+{
+    char err[256];
+    vm_behaviour *b = parse("[s]\nn = 12x\nl = 1, 2 ,3\nh = 0a0B ff\nodd = abc\nq = \"hi\"\n",
+                            err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    const vm_bsection *s = vm_behaviour_find(b, "s", -1);
+    uint32_t v, list[4];
+    size_t n;
+    CU_ASSERT_EQUAL(vm_bsection_u32(s, "n", 0, 0, 100, &v, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "b.behaviour:2: n: expected an integer 0..100"));
+    CU_ASSERT_EQUAL(vm_bsection_u32_list(s, "l", 0, 9, list, 4, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 3);
+    CU_ASSERT_EQUAL(list[2], 3);
+    CU_ASSERT_EQUAL(vm_bsection_u32_list(s, "l", 0, 2, list, 4, &n, err, sizeof err), -1);
+    uint8_t hex[4];
+    CU_ASSERT_EQUAL(vm_bsection_hex(s, "h", hex, 4, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 3);
+    CU_ASSERT_EQUAL(hex[1], 0x0b);
+    CU_ASSERT_EQUAL(vm_bsection_hex(s, "odd", hex, 4, &n, err, sizeof err), -1);
+    char str[8];
+    CU_ASSERT_EQUAL(vm_bsection_str(s, "q", "", str, 7, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(str, "hi");
+    vm_behaviour_free(b);
+}
+
+static void test_behaviour_rejects_cport_missing_from_manifest(void)
+{
+    vmt t;
+    const uint16_t c[] = {1};
+    CU_ASSERT_FALSE(vmt_up(&t, vmt_manifest_one(0x11, 0x11), "[cport 4]\n", c, 1));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "test.behaviour:1: [cport 4]: the manifest has no"));
+    CU_ASSERT_FALSE(vmt_up(&t, vmt_manifest_one(0x11, 0x11), "[gadget]\n", c, 1));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "test.behaviour:1: unknown section [gadget]"));
+    CU_ASSERT_FALSE(vmt_up(&t, vmt_manifest_one(0x11, 0x11), "[interface]\ninit-status = 0\n",
+                           c, 1));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "init-status 0"));
+    CU_ASSERT_FALSE(vmt_up(&t, vmt_manifest_one(0x11, 0x11), "[interface 1]\n", c, 1));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t.err, "[interface N] blocks are for modules of several"));
+}
+
+static void test_catalog_entries_all_load(void)
+{
+    static const char *const names[] = {"battery", "dual", "keyboard", "light", "loopback",
+                                        "sensor", "uart", "vibrator"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char err[512] = "";
+        vm_module *m = vm_module_load(NULL, names[i], err, sizeof err);
+        if (!m)
+            fprintf(stderr, "\n%s: %s\n", names[i], err);
+        CU_ASSERT_PTR_NOT_NULL(m);
+        CU_ASSERT_EQUAL(vm_module_interface_count(m), !strcmp(names[i], "dual") ? 2u : 1u);
+        vm_module_free(m);
+    }
+}
+
+static void test_catalog_dual_module_scopes_behaviour_per_interface(void)
+{
+    char err[512];
+    vm_module *m = vm_module_load(NULL, "dual", err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    vm_interface *i1 = vm_module_create_interface(m, 0, (vm_output){0}, 1, err, sizeof err);
+    vm_interface *i2 = vm_module_create_interface(m, 1, (vm_output){0}, 2, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(i1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(i2);
+    CU_ASSERT_EQUAL(vm_uart_get_backend(vm_interface_uart(i1, 1)), VM_UART_LOOPBACK);
+    int32_t cap = 0;
+    vm_power_supply_get(vm_interface_power_supply(i2, 1), 0, GB_POWER_SUPPLY_PROP_CAPACITY,
+                        &cap);
+    CU_ASSERT_EQUAL(cap, 55);
+    CU_ASSERT_PTR_NULL(vm_module_create_interface(m, 2, (vm_output){0}, 3, err, sizeof err));
+    vm_interface_free(i1);
+    vm_interface_free(i2);
+    vm_module_free(m);
+}
+
+static void test_catalog_unknown_or_unsafe_names_are_refused(void)
+{
+    char err[512];
+    CU_ASSERT_PTR_NULL(vm_module_load(NULL, "no-such-module", err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no catalog entry 'no-such-module'"));
+    CU_ASSERT_PTR_NULL(vm_module_load(NULL, "../catalog/battery", err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a catalog entry name"));
+}
+
+const unit_test vmt_behaviour_tests[] = {
+    UNIT_TEST(test_behaviour_parses_sections_keys_and_comments),
+    UNIT_TEST(test_behaviour_syntax_errors_name_file_and_line),
+    UNIT_TEST(test_behaviour_typed_values_are_checked),
+    UNIT_TEST(test_behaviour_rejects_cport_missing_from_manifest),
+    UNIT_TEST(test_catalog_entries_all_load),
+    UNIT_TEST(test_catalog_dual_module_scopes_behaviour_per_interface),
+    UNIT_TEST(test_catalog_unknown_or_unsafe_names_are_refused),
+    UNIT_TESTS_END,
+};

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// Shared helpers for the virtual-module unit tests: build an interface from manifest and
+// behaviour text, bring it up as the 6.1 AP would, send requests built as the kernel builds
+// them, and record everything the interface sends.
+#ifndef GBVP_TESTS_TEST_VM_HARNESS_H
+#define GBVP_TESTS_TEST_VM_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "virtual-modules/gb_message.h"
+#include "virtual-modules/vm_interface.h"
+
+#define VMT_MAX_MSGS 64
+
+typedef struct vmt_sink {
+    uint8_t msg[VMT_MAX_MSGS][GB_MSG_MAX_SIZE];
+    size_t len[VMT_MAX_MSGS];
+    uint16_t cport[VMT_MAX_MSGS];
+    size_t n;
+} vmt_sink;
+
+typedef struct vmt {
+    vm_interface *intf;
+    vmt_sink sink;
+    char err[512];
+} vmt;
+
+/* Creates an interface (fails the test when it cannot), powers and activates it and
+ * connects CPort 0 and every CPort in `cports` (terminated by 0xffff... pass NULL for
+ * none). Returns false when vm_interface_new failed (err holds why). */
+bool vmt_up(vmt *t, const char *mnfs, const char *behaviour, const uint16_t *cports,
+            size_t ncports);
+void vmt_down(vmt *t);
+
+/* Sends a request and returns the number of messages the interface sent in reply. */
+size_t vmt_request(vmt *t, uint16_t cport, uint16_t op_id, uint8_t type, const void *payload,
+                   size_t len);
+/* Asserts that message i is exactly `expected` (n bytes) on `cport`. */
+void vmt_expect(const vmt *t, size_t i, uint16_t cport, const uint8_t *expected, size_t n);
+/* Asserts that message i is the response (op_id, type|0x80, result) with this payload. */
+void vmt_expect_response(const vmt *t, size_t i, uint16_t cport, uint16_t op_id, uint8_t type,
+                         uint8_t result, const void *payload, size_t plen);
+
+/* A manifest with one bundle of `class_id` holding one CPort (id 1) of `protocol`. */
+const char *vmt_manifest_one(uint8_t class_id, uint8_t protocol);
+
+#endif

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+// The test tables of the virtual-module unit test binary (one per file).
+#ifndef GBVP_TESTS_TEST_VM_SUITES_H
+#define GBVP_TESTS_TEST_VM_SUITES_H
+
+#include "tests/unit/unit.h"
+
+extern const unit_test vmt_interface_tests[];
+extern const unit_test vmt_behaviour_tests[];
+extern const unit_test vmt_gpio_tests[];
+extern const unit_test vmt_i2c_tests[];
+extern const unit_test vmt_loopback_tests[];
+extern const unit_test vmt_power_supply_tests[];
+extern const unit_test vmt_uart_tests[];
+extern const unit_test vmt_hid_tests[];
+extern const unit_test vmt_light_tests[];
+extern const unit_test vmt_vibrator_tests[];
+
+#endif
