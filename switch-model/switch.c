@@ -15,6 +15,7 @@ typedef struct sw_port {
     up_port *port;
     sw_fifo q[2];
     unsigned rr[2];          /* as output: the input port to look at first */
+    unsigned pending[2];     /* as output: frames queued anywhere for this port */
     unsigned others;         /* frames queued behind the TC0 head for another output */
     bool hol;
     sim_time hol_since;
@@ -204,6 +205,7 @@ static void sw_deliver(void *ctx, up_frame *f)
         q->head = f;
     q->tail = f;
     q->count++;
+    sw->ports[out].pending[tc]++;
     if (tc == 0 && q->head != f && f->out_port != q->head->out_port) {
         in->others++;
         hol_update(in);
@@ -218,6 +220,8 @@ static int sw_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out)
     sw_port *o = ctx;
     sw_switch *sw = o->sw;
     unsigned n = sw->cfg.ports;
+    if (!o->pending[tc])
+        return UP_PULL_EMPTY;
     sim_time now = sim_now(sw->s);
     sw_port *best = NULL;
     sim_time best_ready = SIM_TIME_MAX;
@@ -245,6 +249,7 @@ static int sw_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out)
     if (!q->head)
         q->tail = NULL;
     q->count--;
+    o->pending[tc]--;
     f->next = NULL;
     o->rr[tc] = (best->idx + 1) % n;
     best->st.forwarded++;

@@ -69,6 +69,7 @@ struct up_port {
     unsigned side;
     up_port *peer;
     bool early_delivery;
+    bool up;                   /* the link is UP (cached from the link's state) */
 
     up_txtc tx[UP_TCS];
     up_rxtc rx[UP_TCS];

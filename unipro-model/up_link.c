@@ -14,6 +14,12 @@ up_link_cfg up_link_cfg_default(void)
     };
 }
 
+static void set_state(up_link *l, up_link_state st)
+{
+    l->state = st;
+    l->port[0]->up = l->port[1]->up = st == UP_LINK_UP;
+}
+
 static int check_faults(const up_fault_cfg *f, char *err, size_t errlen)
 {
     if (!(f->ber >= 0 && f->ber < 1)) {
@@ -50,7 +56,7 @@ up_link *up_link_new(up_env *env, up_port *a, up_port *b, const up_link_cfg *cfg
     l->cfg = c;
     l->port[0] = a;
     l->port[1] = b;
-    l->state = UP_LINK_UP;
+    set_state(l, UP_LINK_UP);
     up_port_attach(a, l, 0, b);
     up_port_attach(b, l, 1, a);
     return l;
@@ -139,7 +145,7 @@ static void become_up(void *ctx)
 {
     up_link *l = ctx;
     l->state_ev = SIM_EVENT_NONE;
-    l->state = UP_LINK_UP;
+    set_state(l, UP_LINK_UP);
     up_port_pump(l->port[0]);
     up_port_pump(l->port[1]);
     if (l->hook)
@@ -164,7 +170,7 @@ void up_link_set_down(up_link *l, bool down)
         if (l->state_ev.id)
             sim_cancel(sched(l), l->state_ev);
         l->state_ev = SIM_EVENT_NONE;
-        l->state = UP_LINK_DOWN;
+        set_state(l, UP_LINK_DOWN);
         up_port_link_lost(l->port[0]);
         up_port_link_lost(l->port[1]);
         return;
@@ -180,7 +186,7 @@ void up_link_startup(up_link *l)
         up_port_link_lost(l->port[0]);
         up_port_link_lost(l->port[1]);
     }
-    l->state = UP_LINK_STARTUP;
+    set_state(l, UP_LINK_STARTUP);
     set_timer(l, sim_now(sched(l)) + up_phy_startup_time(&l->cfg.params), startup_done);
 }
 
@@ -203,7 +209,7 @@ int up_link_set_power_mode(up_link *l, const up_phy_cfg *phy, char *err, size_t 
         return -EBUSY;
     }
     l->pending_phy = *phy;
-    l->state = UP_LINK_PMC;
+    set_state(l, UP_LINK_PMC);
     set_timer(l, drained_at(l) + up_phy_pmc_time(&l->cfg.phy, phy, &l->cfg.params), pmc_done);
     return 0;
 }
@@ -228,7 +234,7 @@ int up_link_hibernate(up_link *l, bool enter)
     if (enter) {
         if (l->state != UP_LINK_UP)
             return -EBUSY;
-        l->state = UP_LINK_HIBERN8;
+        set_state(l, UP_LINK_HIBERN8);
         set_timer(l, drained_at(l) + l->cfg.params.hibern8_enter, h8_entered);
         return 0;
     }
@@ -237,7 +243,7 @@ int up_link_hibernate(up_link *l, bool enter)
     sim_time from = drained_at(l);
     if (l->state_ev.id) /* still entering: exit starts once entered */
         from += l->cfg.params.hibern8_enter;
-    l->state = UP_LINK_H8_EXIT;
+    set_state(l, UP_LINK_H8_EXIT);
     set_timer(l, from + l->cfg.params.hibern8_exit, h8_exited);
     return 0;
 }

@@ -22,7 +22,7 @@ up_dl_params up_dl_params_default(void)
         .tx_window = 16,
         .rx_credits = { 64, 64 },
         .out_ack_threshold = 3,
-        .afc_credit_threshold = 16,
+        .afc_credit_threshold = 32,
         .afc_flush = SIM_US(2),
         .replay_timeout = SIM_US(4000),
         .fc_protection = SIM_US(1000),
@@ -187,7 +187,7 @@ static uint8_t line_faults(up_port *p, unsigned symbols)
 
 static bool link_up(const up_port *p)
 {
-    return p->link && up_link_get_state(p->link) == UP_LINK_UP;
+    return p->up;
 }
 
 /* ---- the pipe of committed slots --------------------------------------------------- */
@@ -659,8 +659,6 @@ static void receive(up_port *q, up_slot *s)
     q->st.rx_payload_bytes += s->f.len;
     if (++r->since_ack > q->dl.out_ack_threshold)
         q->afc_req |= (uint8_t)(1u << tc);
-    else
-        arm_flush(q);
     up_frame *f = up_frame_alloc(q->env);
     if (!f)
         abort();
@@ -701,7 +699,16 @@ static void port_arrive(void *ctx)
         break;
     }
     p->st.tx_wire_bytes += 2ull * (s.symbols + ((s.flags & UP_SLOT_RESUMED) ? UP_COF_SYMS : 0));
-    receive(p->peer, &s);
+    up_port *q = p->peer;
+    receive(q, &s);
+    if (!p->pipe_count) {
+        /* the incoming burst pauses: acknowledge what has not been yet */
+        for (unsigned tc = 0; tc < UP_TCS; tc++)
+            if (q->rx[tc].since_ack || q->rx[tc].granted != q->rx[tc].reported)
+                q->afc_req |= (uint8_t)(1u << tc);
+        if (q->afc_req)
+            up_port_pump(q);
+    }
     up_port_pump(p);
 }
 
@@ -713,7 +720,8 @@ void up_port_release(up_port *p, unsigned tc, unsigned credits)
     if (r->granted - r->reported >= p->dl.afc_credit_threshold) {
         p->afc_req |= (uint8_t)(1u << tc);
         up_port_pump(p);
-    } else {
+    } else if (!r->since_ack && !(p->afc_req & (1u << tc))) {
+        /* no acknowledgement is due to carry these credits: send them a little later */
         arm_flush(p);
     }
 }
@@ -779,6 +787,7 @@ void up_port_link_restored(up_port *p)
 
 void up_port_detach(up_port *p)
 {
+    p->up = false;
     up_port_link_lost(p);
     cancel_timers(p);
     p->link = NULL;

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+// Speed of the UniPro timing model (frame level), in simulated seconds per wall second and
+// kernel events per wall second, and the goodput it simulates:
+//   (a) one saturated HS-G3B x2 link, 2 KiB messages            aim >= 2.0 x-realtime
+//   (b) a 14-port switch, every port saturated, permutation      aim >= 0.2 x-realtime
+//   (c) one HS-G3B x2 link, 256-byte messages at BER 1e-6
+//   goodput of the HS-G3B x2 link for 8, 64, 256 and 2048-byte Greybus payloads.
+// Wall time is the process CPU time of the run (the machine is shared).
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "sim/kernel.h"
+#include "switch-model/switch.h"
+#include "unipro-model/up_link.h"
+#include "unipro-model/up_node.h"
+#include "unipro-model/up_traffic.h"
+
+#define MAX_NODES 14
+
+typedef struct net {
+    sim_kernel *k;
+    up_env *env;
+    up_node *n[MAX_NODES];
+    up_link *l[MAX_NODES];
+    up_traffic *t[MAX_NODES];
+    sw_switch *sw;
+    unsigned nodes;
+} net;
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "bench_unipro: %s\n", what);
+    exit(1);
+}
+
+static void connect_flow(net *x, unsigned a, unsigned b, unsigned size)
+{
+    up_cport_cfg c = up_cport_cfg_default(up_node_device_id(x->n[b]), 1);
+    c.flags = 0x6; /* no E2EFC: the analytic limits in unipro-model.md 7 exclude it */
+    if (up_cport_connect(x->n[a], 0, &c))
+        die("connect");
+    c.peer_dev = up_node_device_id(x->n[a]);
+    c.peer_cport = 0;
+    if (up_cport_connect(x->n[b], 1, &c))
+        die("connect");
+    up_traffic_cfg tc = { .kind = UP_TRAFFIC_SATURATE, .size = size, .header = 8, .depth = 2 };
+    x->t[a] = up_traffic_new(x->env, &tc, x->n[a], 0, x->n[b], 1);
+    if (!x->t[a] || up_traffic_start(x->t[a]))
+        die("traffic");
+}
+
+/* Two nodes on one HS-G3B x2 link, node 0 saturating node 1. */
+static void build_link(net *x, unsigned size, double ber)
+{
+    x->k = sim_kernel_new(1024);
+    x->env = up_env_new(sim_kernel_scheduler(x->k));
+    x->nodes = 2;
+    for (unsigned i = 0; i < 2; i++) {
+        up_node_cfg nc = up_node_cfg_default((uint8_t)(1 + i));
+        x->n[i] = up_node_new(x->env, &nc, NULL, NULL);
+    }
+    up_link_cfg lc = up_link_cfg_default();
+    lc.faults.ber = ber;
+    x->l[0] = up_link_new(x->env, up_node_port(x->n[0]), up_node_port(x->n[1]), &lc, NULL, 0);
+    if (!x->n[0] || !x->n[1] || !x->l[0])
+        die("build");
+    connect_flow(x, 0, 1, size);
+}
+
+/* 14 nodes on a 14-port switch; node i saturates node (i + 5) mod 14. */
+static void build_switch(net *x, unsigned size)
+{
+    x->k = sim_kernel_new(1024);
+    x->env = up_env_new(sim_kernel_scheduler(x->k));
+    x->nodes = MAX_NODES;
+    sw_switch_cfg sc = sw_switch_cfg_default();
+    sc.ports = MAX_NODES;
+    x->sw = sw_switch_new(x->env, &sc, NULL);
+    if (!x->sw)
+        die("switch");
+    up_link_cfg lc = up_link_cfg_default();
+    for (unsigned i = 0; i < MAX_NODES; i++) {
+        up_node_cfg nc = up_node_cfg_default((uint8_t)(2 + i));
+        x->n[i] = up_node_new(x->env, &nc, NULL, NULL);
+        if (!x->n[i])
+            die("node");
+        x->l[i] = up_link_new(x->env, up_node_port(x->n[i]), sw_switch_port(x->sw, i), &lc,
+                              NULL, 0);
+        if (!x->l[i] || sw_route_set(sw_switch_routes(x->sw), 2 + i, i))
+            die("link");
+    }
+    for (unsigned i = 0; i < MAX_NODES; i++)
+        for (unsigned j = 0; j < MAX_NODES; j++)
+            sw_route_allow(sw_switch_routes(x->sw), i, 2 + j, true);
+    for (unsigned i = 0; i < MAX_NODES; i++)
+        connect_flow(x, i, (i + 5) % MAX_NODES, size);
+}
+
+static void destroy(net *x)
+{
+    for (unsigned i = 0; i < MAX_NODES; i++) {
+        up_traffic_free(x->t[i]);
+        up_link_free(x->l[i]);
+    }
+    for (unsigned i = 0; i < MAX_NODES; i++)
+        up_node_free(x->n[i]);
+    sw_switch_free(x->sw);
+    up_env_free(x->env);
+    sim_kernel_free(x->k);
+}
+
+typedef struct result {
+    double speed, events, goodput_bps;
+    uint64_t order_errors;
+} result;
+
+/* Runs `sim` of simulated time after a warm-up and measures. */
+static result run(net *x, sim_time warm, sim_time sim)
+{
+    result r = { 0, 0, 0, 0 };
+    sim_kernel_run_until(x->k, warm);
+    uint64_t bytes0 = 0;
+    for (unsigned i = 0; i < x->nodes; i++)
+        if (x->t[i])
+            bytes0 += up_traffic_rx_bytes(x->t[i]);
+    uint64_t ev0 = sim_kernel_executed(x->k);
+    double c0 = cpu_seconds();
+    sim_kernel_run_until(x->k, warm + sim);
+    double wall = cpu_seconds() - c0;
+    uint64_t bytes1 = 0;
+    for (unsigned i = 0; i < x->nodes; i++)
+        if (x->t[i]) {
+            bytes1 += up_traffic_rx_bytes(x->t[i]);
+            r.order_errors += up_traffic_stats_get(x->t[i])->order_errors;
+        }
+    double simulated = (double)sim * 1e-12;
+    r.speed = simulated / wall;
+    r.events = (double)(sim_kernel_executed(x->k) - ev0) / wall;
+    r.goodput_bps = (double)(bytes1 - bytes0) * 8.0 / simulated;
+    return r;
+}
+
+static void report(const char *name, result r, double aim)
+{
+    printf("bench %s.speed %.3g x-realtime\n", name, r.speed);
+    if (aim > 0)
+        printf("bench %s.speed.aim %.3g x-realtime\n", name, aim);
+    printf("bench %s.events %.3g events/s\n", name, r.events);
+    if (r.order_errors)
+        fprintf(stderr, "bench_unipro: %s: %llu messages out of order\n", name,
+                (unsigned long long)r.order_errors);
+}
+
+int main(void)
+{
+    net x = { 0 };
+    result r;
+
+    build_link(&x, 2048, 0);
+    r = run(&x, SIM_US(100), SIM_MS(50));
+    destroy(&x);
+    report("link.hs-g3b-x2.2048B", r, 2.0);
+    printf("bench link.hs-g3b-x2.2048B.goodput %.4g Gb/s\n", r.goodput_bps / 1e9);
+
+    static const unsigned sizes[] = { 8, 64, 256 };
+    for (unsigned i = 0; i < 3; i++) {
+        net y = { 0 };
+        build_link(&y, sizes[i], 0);
+        r = run(&y, SIM_US(100), SIM_MS(2));
+        destroy(&y);
+        printf("bench link.hs-g3b-x2.%uB.goodput %.4g Gb/s\n", sizes[i], r.goodput_bps / 1e9);
+    }
+
+    net z = { 0 };
+    build_switch(&z, 2048);
+    r = run(&z, SIM_US(100), SIM_MS(5));
+    destroy(&z);
+    report("switch14.permutation", r, 0.2);
+    printf("bench switch14.permutation.goodput %.4g Gb/s\n", r.goodput_bps / 1e9);
+
+    net w = { 0 };
+    build_link(&w, 256, 1e-6);
+    r = run(&w, SIM_US(100), SIM_MS(20));
+    destroy(&w);
+    report("link.hs-g3b-x2.256B.ber1e-6", r, 0);
+    printf("bench link.hs-g3b-x2.256B.ber1e-6.goodput %.4g Gb/s\n", r.goodput_bps / 1e9);
+    return 0;
+}
