@@ -190,7 +190,9 @@ typedef struct gbl_callbacks {
     /* The link went down: err is -ECONNRESET (peer closed or died), -EPROTO (the peer broke
      * the protocol: bad index, length or type; refused version) or another -errno; why is a
      * human-readable reason (also kept for gbl_error()). A server listens again at once; a
-     * client goes to GBL_STATE_IDLE and may call gbl_connect() again. */
+     * client goes to GBL_STATE_IDLE and may call gbl_connect() again. Also called, without a
+     * preceding up, when a handshake fails (e.g. a client of another major version was
+     * refused, or this client was refused), so that the reason can be logged. */
     void (*down)(void *ctx, int err, const char *why);
     /* gbl_send() returned -EAGAIN earlier and the ring has space again. */
     void (*writable)(void *ctx);

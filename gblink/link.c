@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: MIT
+// One end of the link: the connection state machine (listen / connect, handshake, up, down),
+// the doorbells and the glue between an event loop and the rings.
+//
+// Everything the caller's loop must watch is gathered in one epoll descriptor (gbl_fd()):
+// the listening socket (server), the connected socket (handshake replies, peer death) and our
+// own doorbell eventfd. gbl_process() asks epoll what is ready without waiting and does it.
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "gblink/layout.h"
+
+enum { TAG_LISTEN = 1, TAG_CONN = 2, TAG_WAKE = 3 };
+#define DEFAULT_BUDGET 1024u
+
+struct gbl_link {
+    int is_server;
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    char name[48];
+    uint32_t ring_size_cfg;
+    uint32_t features_cfg;
+    unsigned budget;
+    gbl_callbacks cb;
+    void *ctx;
+
+    int ep;                        /* epoll: the one descriptor the caller watches */
+    int listen_fd;                 /* server only */
+    int conn_fd;                   /* -1 when not connected */
+    int wake_fd;                   /* our doorbell (the peer writes it) */
+    int peer_wake_fd;              /* the peer's doorbell */
+    enum gbl_state state;
+    unsigned gen;                  /* bumped at every teardown */
+
+    uint8_t *shm;
+    size_t shm_size;
+    gbl_ring tx, rx;
+    uint32_t features;
+    int tx_blocked;
+    uint32_t tx_blocked_len;
+
+    gbl_stats stats;
+    char err[256];
+    _Alignas(8) uint8_t rxbuf[GBL_REC_MAX];
+};
+
+static void set_err(gbl_link *l, const char *fmt, ...)
+{
+    char tmp[sizeof(l->err)];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_end(ap);
+    memcpy(l->err, tmp, sizeof(tmp));
+}
+
+static void close_fd(gbl_link *l, int *fd)
+{
+    if (*fd >= 0) {
+        epoll_ctl(l->ep, EPOLL_CTL_DEL, *fd, NULL);
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+static int watch(gbl_link *l, int fd, uint32_t tag, uint32_t events)
+{
+    struct epoll_event ev = { .events = events, .data.u32 = tag };
+    return epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+/* Forgets the current connection: closes its descriptors, unmaps the rings, and returns to
+ * LISTENING (server) or IDLE (client). No callback. */
+static void teardown(gbl_link *l)
+{
+    close_fd(l, &l->conn_fd);
+    close_fd(l, &l->wake_fd);
+    if (l->peer_wake_fd >= 0) {
+        close(l->peer_wake_fd);
+        l->peer_wake_fd = -1;
+    }
+    gbl_shm_unmap(l->shm, l->shm_size);
+    l->shm = NULL;
+    l->shm_size = 0;
+    memset(&l->tx, 0, sizeof(l->tx));
+    memset(&l->rx, 0, sizeof(l->rx));
+    l->features = 0;
+    l->tx_blocked = 0;
+    l->tx_blocked_len = 0;
+    l->state = l->is_server ? GBL_STATE_LISTENING : GBL_STATE_IDLE;
+    l->gen++;
+}
+
+/* Tears the connection down and tells the caller why. Returns err. */
+static int drop(gbl_link *l, int err, const char *fmt, ...)
+{
+    char why[sizeof(l->err)];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    memcpy(l->err, why, sizeof(why));
+    teardown(l);
+    if (err == -EPROTO)
+        l->stats.protocol_errors++;
+    if (l->cb.down)
+        l->cb.down(l->ctx, err, why);
+    return err;
+}
+
+static void ring_doorbell(gbl_link *l, int fd)
+{
+    uint64_t one = 1;
+
+    if (fd >= 0 && write(fd, &one, sizeof(one)) == (ssize_t)sizeof(one))
+        l->stats.doorbells_rung++;
+}
+
+static void drain_doorbell(gbl_link *l)
+{
+    uint64_t v;
+
+    if (l->wake_fd >= 0 && read(l->wake_fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+        l->stats.wakeups++;
+}
+
+/* ---- construction ------------------------------------------------------------------- */
+
+static gbl_link *link_new(int is_server, const char *path, const gbl_config *cfg,
+                          const gbl_callbacks *cb, void *ctx, char *err, size_t errlen)
+{
+    gbl_link *l;
+    uint32_t rs = cfg && cfg->ring_size ? cfg->ring_size : GBL_RING_DEFAULT;
+
+    if (!path || strlen(path) >= sizeof(l->path)) {
+        snprintf(err, errlen, "socket path %s", path ? "is too long for a Unix socket"
+                                                      : "is missing");
+        return NULL;
+    }
+    if (rs < GBL_RING_MIN || rs > GBL_RING_MAX || (rs & (rs - 1u))) {
+        snprintf(err, errlen, "ring size %u is not a power of two in [%u, %u]", rs,
+                 GBL_RING_MIN, GBL_RING_MAX);
+        return NULL;
+    }
+    l = calloc(1, sizeof(*l));
+    if (!l) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    l->is_server = is_server;
+    memcpy(l->path, path, strlen(path) + 1);
+    if (cfg && cfg->name)
+        snprintf(l->name, sizeof(l->name), "%s", cfg->name);
+    l->ring_size_cfg = rs;
+    l->features_cfg = cfg ? cfg->features : 0;
+    l->budget = cfg && cfg->budget ? cfg->budget : DEFAULT_BUDGET;
+    if (cb)
+        l->cb = *cb;
+    l->ctx = ctx;
+    l->listen_fd = l->conn_fd = l->wake_fd = l->peer_wake_fd = -1;
+    l->state = is_server ? GBL_STATE_LISTENING : GBL_STATE_IDLE;
+    l->ep = epoll_create1(EPOLL_CLOEXEC);
+    if (l->ep < 0) {
+        snprintf(err, errlen, "epoll_create1: %s", strerror(errno));
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
+static void fill_addr(struct sockaddr_un *sa, const char *path)
+{
+    memset(sa, 0, sizeof(*sa));
+    sa->sun_family = AF_UNIX;
+    memcpy(sa->sun_path, path, strlen(path) + 1);
+}
+
+/* Removes a stale socket file at path; refuses a live server or a non-socket file. */
+static int clear_path(const char *path, char *err, size_t errlen)
+{
+    struct sockaddr_un sa;
+    struct stat st;
+    int fd;
+
+    if (lstat(path, &st) < 0)
+        return 0;
+    if (!S_ISSOCK(st.st_mode)) {
+        snprintf(err, errlen, "%s exists and is not a socket", path);
+        return -EEXIST;
+    }
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd >= 0) {
+        fill_addr(&sa, path);
+        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+            close(fd);
+            snprintf(err, errlen, "a gblink server is already listening on %s", path);
+            return -EADDRINUSE;
+        }
+        close(fd);
+    }
+    unlink(path);
+    return 0;
+}
+
+gbl_link *gbl_server_new(const char *path, const gbl_config *cfg, const gbl_callbacks *cb,
+                         void *ctx, char *err, size_t errlen)
+{
+    gbl_link *l = link_new(1, path, cfg, cb, ctx, err, errlen);
+    struct sockaddr_un sa;
+
+    if (!l)
+        return NULL;
+    if (clear_path(path, err, errlen) < 0)
+        goto fail;
+    l->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    fill_addr(&sa, path);
+    if (l->listen_fd < 0 || bind(l->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0
+        || listen(l->listen_fd, 4) < 0 || watch(l, l->listen_fd, TAG_LISTEN, EPOLLIN) < 0) {
+        snprintf(err, errlen, "listening on %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    return l;
+fail:
+    if (l->listen_fd >= 0)
+        close(l->listen_fd);
+    close(l->ep);
+    free(l);
+    return NULL;
+}
+
+gbl_link *gbl_client_new(const char *path, const gbl_config *cfg, const gbl_callbacks *cb,
+                         void *ctx, char *err, size_t errlen)
+{
+    return link_new(0, path, cfg, cb, ctx, err, errlen);
+}
+
+void gbl_disconnect(gbl_link *l)
+{
+    if (l)
+        teardown(l);
+}
+
+void gbl_free(gbl_link *l)
+{
+    if (!l)
+        return;
+    teardown(l);
+    if (l->listen_fd >= 0) {
+        close(l->listen_fd);
+        unlink(l->path);
+    }
+    close(l->ep);
+    free(l);
+}
+
+/* ---- handshake ----------------------------------------------------------------------- */
+
+int gbl_connect(gbl_link *l)
+{
+    struct sockaddr_un sa;
+    gbl_hs_hello h;
+    int fd, rc;
+
+    if (l->is_server || l->state != GBL_STATE_IDLE)
+        return -EISCONN;
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        rc = -errno;
+        set_err(l, "socket: %s", strerror(errno));
+        return rc;
+    }
+    fill_addr(&sa, l->path);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        rc = -errno;
+        set_err(l, "connecting to %s: %s", l->path, strerror(errno));
+        close(fd);
+        return rc == -EINPROGRESS ? -EAGAIN : rc;
+    }
+    memset(&h, 0, sizeof(h));
+    h.magic = GBL_HS_HELLO_MAGIC;
+    h.version_major = GBL_VERSION_MAJOR;
+    h.version_minor = GBL_VERSION_MINOR;
+    h.features = l->features_cfg;
+    memcpy(h.name, l->name, sizeof(h.name));
+    rc = gbl_hs_send(fd, &h, sizeof(h), NULL, 0);
+    if (rc == 0)
+        rc = watch(l, fd, TAG_CONN, EPOLLIN | EPOLLRDHUP);
+    if (rc < 0) {
+        set_err(l, "sending the handshake to %s: %s", l->path, strerror(-rc));
+        close(fd);
+        return rc;
+    }
+    l->conn_fd = fd;
+    l->state = GBL_STATE_HANDSHAKE;
+    return 0;
+}
+
+static uint16_t min_u16(uint16_t a, uint16_t b)
+{
+    return a < b ? a : b;
+}
+
+static void refuse(int fd, const char *fmt, ...)
+{
+    gbl_hs_accept a;
+    va_list ap;
+
+    /* Unread messages at close() turn into ECONNRESET for the peer, which would then miss
+     * the reason: read what the client sent first (its descriptors, if any, are closed). */
+    for (int i = 0; i < 4; i++) {
+        int fds[3], nfds;
+        if (gbl_hs_recv(fd, &a, sizeof(a), fds, 0, &nfds) == -EAGAIN)
+            break;
+    }
+    memset(&a, 0, sizeof(a));
+    a.magic = GBL_HS_ACCEPT_MAGIC;
+    a.version_major = GBL_VERSION_MAJOR;
+    a.version_minor = GBL_VERSION_MINOR;
+    a.status = GBL_HS_REFUSED;
+    va_start(ap, fmt);
+    vsnprintf(a.reason, sizeof(a.reason), fmt, ap);
+    va_end(ap);
+    (void)gbl_hs_send(fd, &a, sizeof(a), NULL, 0);
+}
+
+static void start_up(gbl_link *l, int tx_ring, int rx_ring, uint32_t ring_size)
+{
+    gbl_ring_attach(&l->tx, l->shm, ring_size, tx_ring);
+    gbl_ring_attach(&l->rx, l->shm, ring_size, rx_ring);
+    l->state = GBL_STATE_UP;
+    l->stats.connections++;
+    l->err[0] = '\0';
+}
+
+static void server_accept(gbl_link *l)
+{
+    for (;;) {
+        int fd = accept4(l->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        if (l->state == GBL_STATE_UP) {
+            refuse(fd, "another client is connected to this gblink server");
+            close(fd);
+            continue;
+        }
+        if (l->state == GBL_STATE_HANDSHAKE)
+            teardown(l); /* a newer client replaces one that never finished its hello */
+        if (watch(l, fd, TAG_CONN, EPOLLIN | EPOLLRDHUP) < 0) {
+            close(fd);
+            continue;
+        }
+        l->conn_fd = fd;
+        l->state = GBL_STATE_HANDSHAKE;
+    }
+}
+
+/* Server: the client's hello arrived (or not yet). */
+static int server_handshake(gbl_link *l)
+{
+    gbl_hs_hello h;
+    gbl_hs_accept a;
+    int fds[3], nfds, memfd = -1, efd[2] = { -1, -1 }, rc;
+    long n = gbl_hs_recv(l->conn_fd, &h, sizeof(h), fds, 0, &nfds);
+
+    if (n == -EAGAIN)
+        return 0;
+    if (n <= 0 && n != -EPROTO) {
+        set_err(l, "client left during the handshake");
+        teardown(l);
+        return 0;
+    }
+    if (n != (long)sizeof(h) || h.magic != GBL_HS_HELLO_MAGIC) {
+        refuse(l->conn_fd, "not a gblink hello message");
+        return drop(l, -EPROTO, "refused a client: not a gblink hello (%ld bytes)", n);
+    }
+    h.name[sizeof(h.name) - 1] = '\0';
+    if (h.version_major != GBL_VERSION_MAJOR) {
+        refuse(l->conn_fd, "server speaks gblink %u.%u, client %u.%u: incompatible",
+               GBL_VERSION_MAJOR, GBL_VERSION_MINOR, h.version_major, h.version_minor);
+        return drop(l, -EPROTO, "refused client \"%s\": it speaks gblink %u.%u, this server "
+                    "%u.%u (major versions differ)", h.name, h.version_major,
+                    h.version_minor, GBL_VERSION_MAJOR, GBL_VERSION_MINOR);
+    }
+    memset(&a, 0, sizeof(a));
+    a.magic = GBL_HS_ACCEPT_MAGIC;
+    a.version_major = GBL_VERSION_MAJOR;
+    a.version_minor = min_u16(h.version_minor, GBL_VERSION_MINOR);
+    a.status = GBL_HS_ACCEPTED;
+    a.features = h.features & l->features_cfg;
+    a.ring_size = l->ring_size_cfg;
+    a.header_size = GBL_SHM_HEADER_SIZE;
+    a.total_size = (uint64_t)GBL_SHM_HEADER_SIZE + 2u * (uint64_t)a.ring_size;
+    a.max_payload = GBL_MAX_PAYLOAD;
+
+    rc = gbl_shm_create(a.ring_size, a.features, a.version_minor, &memfd, &l->shm,
+                        &l->shm_size, l->err, sizeof(l->err));
+    if (rc < 0) {
+        refuse(l->conn_fd, "server could not create the shared memory");
+        return drop(l, rc, "%s", l->err);
+    }
+    efd[0] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    efd[1] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (efd[0] < 0 || efd[1] < 0) {
+        rc = -errno;
+        goto fail;
+    }
+    fds[0] = memfd;
+    fds[1] = efd[0];               /* the client's doorbell */
+    fds[2] = efd[1];               /* the server's doorbell */
+    rc = gbl_hs_send(l->conn_fd, &a, sizeof(a), fds, 3);
+    if (rc < 0)
+        goto fail;
+    close(memfd);
+    l->peer_wake_fd = efd[0];
+    l->wake_fd = efd[1];
+    if (watch(l, l->wake_fd, TAG_WAKE, EPOLLIN) < 0)
+        return drop(l, -errno, "epoll: %s", strerror(errno));
+    l->features = a.features;
+    start_up(l, GBL_RING_S2C, GBL_RING_C2S, a.ring_size);
+    if (l->cb.up)
+        l->cb.up(l->ctx);
+    return 0;
+fail:
+    if (memfd >= 0)
+        close(memfd);
+    for (int i = 0; i < 2; i++)
+        if (efd[i] >= 0)
+            close(efd[i]);
+    return drop(l, rc, "handshake with client \"%s\" failed: %s", h.name, strerror(-rc));
+}
+
+static void close_fds(int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        close(fds[i]);
+}
+
+/* Client: the server's reply arrived (or not yet). */
+static int client_handshake(gbl_link *l)
+{
+    gbl_hs_accept a;
+    int fds[3], nfds = 0, rc;
+    long n = gbl_hs_recv(l->conn_fd, &a, sizeof(a), fds, 3, &nfds);
+
+    if (n == -EAGAIN)
+        return 0;
+    if (n == 0)
+        return drop(l, -ECONNRESET, "server closed the connection during the handshake");
+    if (n < 0 && n != -EPROTO)
+        return drop(l, (int)n, "handshake: %s", strerror((int)-n));
+    if (n != (long)sizeof(a) || a.magic != GBL_HS_ACCEPT_MAGIC) {
+        close_fds(fds, nfds);
+        return drop(l, -EPROTO, "server sent no valid gblink handshake reply (%ld bytes)",
+                    n);
+    }
+    a.reason[sizeof(a.reason) - 1] = '\0';
+    if (a.status != GBL_HS_ACCEPTED) {
+        close_fds(fds, nfds);
+        return drop(l, -EPROTO, "server refused the connection: %s", a.reason);
+    }
+    if (a.version_major != GBL_VERSION_MAJOR) {
+        close_fds(fds, nfds);
+        return drop(l, -EPROTO, "server speaks gblink %u.%u, this client %u.%u (major "
+                    "versions differ)", a.version_major, a.version_minor,
+                    GBL_VERSION_MAJOR, GBL_VERSION_MINOR);
+    }
+    if (nfds != 3) {
+        close_fds(fds, nfds);
+        return drop(l, -EPROTO, "server passed %d descriptors instead of 3", nfds);
+    }
+    rc = gbl_shm_map_peer(fds[0], &a, &l->shm, &l->shm_size, l->err, sizeof(l->err));
+    close(fds[0]);
+    if (rc < 0) {
+        close(fds[1]);
+        close(fds[2]);
+        return drop(l, rc, "%s", l->err);
+    }
+    /* Never let a descriptor from the peer block us, whatever it really is. */
+    fcntl(fds[1], F_SETFL, O_NONBLOCK);
+    fcntl(fds[2], F_SETFL, O_NONBLOCK);
+    l->wake_fd = fds[1];
+    l->peer_wake_fd = fds[2];
+    if (watch(l, l->wake_fd, TAG_WAKE, EPOLLIN) < 0)
+        return drop(l, -EPROTO, "server's doorbell cannot be watched: %s", strerror(errno));
+    l->features = a.features & l->features_cfg;
+    start_up(l, GBL_RING_C2S, GBL_RING_S2C, a.ring_size);
+    if (l->cb.up)
+        l->cb.up(l->ctx);
+    return 0;
+}
+
+/* UP: the socket is readable: the peer closed it (or died), or broke the protocol. */
+static int conn_event(gbl_link *l)
+{
+    char c;
+    ssize_t n = recv(l->conn_fd, &c, 1, MSG_DONTWAIT);
+
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return 0;
+    if (n > 0)
+        return drop(l, -EPROTO, "peer sent an unexpected socket message while up");
+    return drop(l, -ECONNRESET, "peer closed the connection%s%s", n < 0 ? ": " : "",
+                n < 0 ? strerror(errno) : "");
+}
+
+/* ---- data path ----------------------------------------------------------------------- */
+
+static int pump(gbl_link *l)
+{
+    unsigned gen = l->gen;
+    int delivered = 0, consumed = 0;
+    char why[200];
+
+    while ((unsigned)delivered < l->budget) {
+        uint32_t len;
+        gbl_wire_record w;
+        gbl_record rec;
+        int rc = gbl_ring_read(&l->rx, l->rxbuf, &len, why, sizeof(why));
+
+        if (rc < 0)
+            return drop(l, -EPROTO, "%s", why);
+        if (rc == 0) {
+            if (consumed && gbl_ring_consumer_kick(&l->rx))
+                ring_doorbell(l, l->peer_wake_fd);
+            consumed = 0;
+            if (gbl_ring_consumer_arm(&l->rx))
+                continue;
+            break;
+        }
+        consumed = 1;
+        memcpy(&w, l->rxbuf, sizeof(w));
+        rec.type = w.type;
+        rec.cport = w.cport;
+        rec.id = w.id;
+        rec.time_ns = w.time_ns;
+        rec.len = len - GBL_REC_HEADER;
+        rec.payload = rec.len ? l->rxbuf + GBL_REC_HEADER : NULL;
+        if (gbl_record_check(&rec, why, sizeof(why)) < 0)
+            return drop(l, -EPROTO, "peer sent a bad record: %s", why);
+        l->stats.received++;
+        delivered++;
+        if (l->cb.record)
+            l->cb.record(l->ctx, &rec);
+        if (l->gen != gen)
+            return delivered;      /* the callback dropped or disconnected the link */
+    }
+    if (consumed && gbl_ring_consumer_kick(&l->rx))
+        ring_doorbell(l, l->peer_wake_fd);
+    if ((unsigned)delivered >= l->budget)
+        ring_doorbell(l, l->wake_fd); /* more to do: keep our descriptor readable */
+    if (l->tx_blocked) {
+        int fits = gbl_ring_fits(&l->tx, l->tx_blocked_len, why, sizeof(why));
+        if (fits < 0)
+            return drop(l, -EPROTO, "%s", why);
+        if (fits) {
+            l->tx_blocked = 0;
+            if (l->cb.writable)
+                l->cb.writable(l->ctx);
+        }
+    }
+    return delivered;
+}
+
+int gbl_process(gbl_link *l)
+{
+    struct epoll_event ev[4];
+    int n, listen_ready = 0, conn_ready = 0, delivered = 0, rc;
+    unsigned gen = l->gen;
+
+    n = epoll_wait(l->ep, ev, 4, 0);
+    for (int i = 0; i < n; i++) {
+        switch (ev[i].data.u32) {
+        case TAG_LISTEN: listen_ready = 1; break;
+        case TAG_CONN: conn_ready = 1; break;
+        case TAG_WAKE: drain_doorbell(l); break;
+        default: break;
+        }
+    }
+    if (l->state == GBL_STATE_UP) {
+        rc = pump(l);
+        if (rc < 0)
+            return rc;
+        delivered += rc;
+        /* Records the peer wrote before it died are still delivered: look at the socket
+         * only once the ring is empty (the budget being used up means it may not be). */
+        if (conn_ready && l->state == GBL_STATE_UP && l->gen == gen
+            && (unsigned)rc < l->budget) {
+            rc = conn_event(l);
+            if (rc < 0)
+                return rc;
+        }
+    } else if (l->state == GBL_STATE_HANDSHAKE && conn_ready) {
+        rc = l->is_server ? server_handshake(l) : client_handshake(l);
+        if (rc < 0)
+            return rc;
+        if (l->state == GBL_STATE_UP) {
+            rc = pump(l);
+            if (rc < 0)
+                return rc;
+            delivered += rc;
+        }
+    }
+    if (listen_ready && l->is_server) {
+        server_accept(l);
+        if (l->state == GBL_STATE_HANDSHAKE) {
+            rc = server_handshake(l);  /* the hello is usually already there */
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return delivered;
+}
+
+int gbl_send(gbl_link *l, const gbl_record *rec)
+{
+    char why[200];
+    int rc;
+
+    if (l->state != GBL_STATE_UP)
+        return -ENOTCONN;
+    if (gbl_record_check(rec, why, sizeof(why)) < 0) {
+        set_err(l, "refusing to send: %s", why);
+        return -EINVAL;
+    }
+    rc = gbl_ring_write(&l->tx, rec, why, sizeof(why));
+    if (rc == -EAGAIN) {
+        l->tx_blocked = 1;
+        l->tx_blocked_len = rec->len;
+        l->stats.would_block++;
+        return rc;
+    }
+    if (rc < 0)
+        return drop(l, rc, "%s", why);
+    l->stats.sent++;
+    if (gbl_ring_producer_kick(&l->tx))
+        ring_doorbell(l, l->peer_wake_fd);
+    return 0;
+}
+
+int gbl_send_msg(gbl_link *l, uint16_t type, uint16_t cport, uint32_t id, uint64_t time_ns,
+                 const void *payload, uint32_t len)
+{
+    gbl_record r = {
+        .type = type, .cport = cport, .id = id, .time_ns = time_ns, .len = len,
+        .payload = payload,
+    };
+    return gbl_send(l, &r);
+}
+
+int gbl_send_result(gbl_link *l, const gbl_record *request, uint8_t status,
+                    const void *data, uint32_t len, uint64_t time_ns)
+{
+    _Alignas(8) uint8_t buf[GBL_MAX_PAYLOAD];
+    gbl_result res = { .status = status, .request_type = request->type };
+
+    if (len > GBL_MAX_PAYLOAD - sizeof(res) || (len && !data)) {
+        set_err(l, "result data of %u bytes does not fit a record", len);
+        return -EINVAL;
+    }
+    memcpy(buf, &res, sizeof(res));
+    if (len)
+        memcpy(buf + sizeof(res), data, len);
+    return gbl_send_msg(l, GBL_T_RESULT, request->cport, request->id, time_ns, buf,
+                        (uint32_t)sizeof(res) + len);
+}
+
+/* ---- accessors ----------------------------------------------------------------------- */
+
+int gbl_fd(const gbl_link *l)
+{
+    return l->ep;
+}
+
+enum gbl_state gbl_state(const gbl_link *l)
+{
+    return l->state;
+}
+
+const char *gbl_error(const gbl_link *l)
+{
+    return l->err;
+}
+
+uint32_t gbl_features(const gbl_link *l)
+{
+    return l->state == GBL_STATE_UP ? l->features : 0;
+}
+
+uint32_t gbl_ring_size(const gbl_link *l)
+{
+    return l->state == GBL_STATE_UP ? l->tx.size : 0;
+}
+
+void gbl_get_stats(const gbl_link *l, gbl_stats *out)
+{
+    *out = l->stats;
+}
