@@ -35,7 +35,7 @@ VM_TEST_SRCS := tests/unit/test_vm_main.c tests/unit/test_vm_harness.c \
 	tests/unit/test_vm_interface.c tests/unit/test_vm_behaviour.c tests/unit/test_vm_gpio.c \
 	tests/unit/test_vm_i2c.c tests/unit/test_vm_loopback.c tests/unit/test_vm_power_supply.c \
 	tests/unit/test_vm_uart.c tests/unit/test_vm_hid.c tests/unit/test_vm_light.c \
-	tests/unit/test_vm_vibrator.c
+	tests/unit/test_vm_vibrator.c tests/unit/test_vm_robustness.c
 $(eval $(call unit_test,test_vm,$(VM_TEST_SRCS),$(LIB_vm)))
 
 # ---- manifests: library, unit tests, fuzz targets ----

@@ -15,5 +15,6 @@ extern const unit_test vmt_uart_tests[];
 extern const unit_test vmt_hid_tests[];
 extern const unit_test vmt_light_tests[];
 extern const unit_test vmt_vibrator_tests[];
+extern const unit_test vmt_robustness_tests[];
 
 #endif
