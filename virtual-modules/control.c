@@ -118,7 +118,13 @@ uint8_t vm_control_request(vm_interface *intf, vm_request *rq)
         return GB_OP_SUCCESS;
     case GB_CONTROL_TYPE_MODE_SWITCH:
         VM_REQ_EXPECT_LEN(rq, 0);
+        /* the module "reboots" into other firmware: bundles start over and the init
+         * status is armed again, because the AP reads it when it re-enables us after
+         * the SVC's mailbox event */
         intf->ctl.mode_switch_requested = true;
+        for (size_t i = 0; i < intf->nbundles; i++)
+            intf->bundles[i].state = VM_BUNDLE_INACTIVE;
+        vm_dme_rearm_init_status(intf->dme);
         return GB_OP_SUCCESS;
     case GB_CONTROL_TYPE_BUNDLE_SUSPEND:
     case GB_CONTROL_TYPE_BUNDLE_RESUME:

@@ -3,6 +3,7 @@
 #include "virtual-modules/uart.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,6 +224,26 @@ int vm_uart_service(vm_uart *u)
     return rc ? rc : (int)n;
 }
 
+static int uart_fd_op(const void *h)
+{
+    return vm_uart_fd(h);
+}
+
+static int uart_service_op(void *h)
+{
+    vm_uart *u = h;
+    return u->pty ? vm_uart_service(u) : 0;
+}
+
+static void uart_describe(const void *h, char *buf, size_t len)
+{
+    const vm_uart *u = h;
+    if (u->pty)
+        snprintf(buf, len, "uart pty %s", vm_uart_pty_path_of(u->pty));
+    else
+        snprintf(buf, len, "uart %s", backend_names[u->backend]);
+}
+
 const vm_class_ops vm_uart_class = {
     .protocol = GB_PROTOCOL_UART,
     .name = "uart",
@@ -231,4 +252,7 @@ const vm_class_ops vm_uart_class = {
     .destroy = uart_destroy,
     .request = uart_request,
     .reset = uart_reset,
+    .fd = uart_fd_op,
+    .service = uart_service_op,
+    .describe = uart_describe,
 };

@@ -57,6 +57,12 @@ typedef struct vm_class_ops {
     void (*connection)(void *h, bool connected);
     /* optional: the interface was (re)activated, i.e. the module rebooted */
     void (*reset)(void *h);
+    /* optional, for backends at the I/O edge (the UART pty): a host fd to watch for
+     * reading (-1 when none), and the call that consumes its input without blocking */
+    int (*fd)(const void *h);
+    int (*service)(void *h);
+    /* optional: one line describing the backend for status output ("pty /dev/pts/3") */
+    void (*describe)(const void *h, char *buf, size_t len);
 } vm_class_ops;
 
 /* The handler for a protocol id, or NULL when gbvp has none. */

@@ -564,6 +564,60 @@ void vm_interface_get_stats(const vm_interface *intf, vm_interface_stats *out)
     *out = intf->stats;
 }
 
+/* ---- host-edge backends ---- */
+
+size_t vm_interface_fds(const vm_interface *intf, int *fds, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 1; i < intf->ncports; i++) {
+        const vm_cport *cp = &intf->cports[i];
+        int fd = cp->h && cp->ops->fd ? cp->ops->fd(cp->h) : -1;
+        if (fd < 0)
+            continue;
+        if (n < cap)
+            fds[n] = fd;
+        n++;
+    }
+    return n;
+}
+
+int vm_interface_service(vm_interface *intf)
+{
+    int total = 0;
+    for (size_t i = 1; i < intf->ncports; i++) {
+        vm_cport *cp = &intf->cports[i];
+        if (!cp->h || !cp->ops->service)
+            continue;
+        int rc = cp->ops->service(cp->h);
+        if (rc < 0 && rc != -ENOTCONN)
+            return rc;
+        if (rc > 0)
+            total += rc;
+    }
+    return total;
+}
+
+size_t vm_interface_describe(const vm_interface *intf, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len)
+        buf[0] = '\0';
+    for (size_t i = 1; i < intf->ncports; i++) {
+        const vm_cport *cp = &intf->cports[i];
+        char line[160];
+        if (cp->h && cp->ops->describe)
+            cp->ops->describe(cp->h, line, sizeof line);
+        else
+            snprintf(line, sizeof line, "%s", cp->ops ? cp->ops->name : "no handler");
+        int n = snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
+                         "cport %u protocol 0x%02x %s%s\n", cp->id, cp->protocol, line,
+                         cp->connected ? " (connected)" : "");
+        if (n > 0)
+            used += (size_t)n;
+    }
+    return used;
+}
+
 /* ---- backends ---- */
 
 static void *backend(vm_interface *intf, uint16_t cport, uint8_t protocol)

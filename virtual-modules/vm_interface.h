@@ -141,6 +141,18 @@ typedef struct vm_interface_stats {
 } vm_interface_stats;
 void vm_interface_get_stats(const vm_interface *intf, vm_interface_stats *out);
 
+/* ---- Backends at the host edge (the UART pty) ----
+ * The program's poll loop watches the fds returned here for reading and calls
+ * vm_interface_service when one is readable (or simply after every poll wake-up): input
+ * is forwarded to the AP without blocking. vm_interface_fds returns how many fds the
+ * interface has (it writes at most cap). vm_interface_service returns the number of bytes
+ * forwarded, or a negative errno from a backend. */
+size_t vm_interface_fds(const vm_interface *intf, int *fds, size_t cap);
+int vm_interface_service(vm_interface *intf);
+/* One line per CPort with a handler, e.g. "cport 1 gpio" / "cport 3 uart pty /dev/pts/4",
+ * NUL-terminated into buf (truncated to len). Returns the length it wanted. */
+size_t vm_interface_describe(const vm_interface *intf, char *buf, size_t len);
+
 /* ---- Backends, for scripts and tests ----
  * Each returns the class handler's backend of the CPort `cport`, or, with VM_ANY_CPORT,
  * of the first CPort of that protocol in the manifest; NULL when there is none. The

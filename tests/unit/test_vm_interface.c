@@ -365,8 +365,17 @@ static void test_control_mode_switch_is_unidirectional(void)
 {
     vmt t;
     CU_ASSERT_FATAL(vmt_up(&t, simple_gpio_mnfs, NULL, NULL, 0));
+    CU_ASSERT_EQUAL(vm_interface_dme_set(t.intf, VM_DME_TOSHIBA_INIT_STATUS, 0, 0), 0);
+    const uint8_t b = 1;
+    vmt_request(&t, 0, 9, GB_CONTROL_TYPE_BUNDLE_ACTIVATE, &b, 1);
+    t.sink.n = 0;
     CU_ASSERT_EQUAL(vmt_request(&t, 0, 0, GB_CONTROL_TYPE_MODE_SWITCH, NULL, 0), 0);
     CU_ASSERT_TRUE(vm_interface_mode_switch_requested(t.intf));
+    /* the module reboots: init status armed for the AP's re-enable, bundles start over */
+    uint32_t v = 0;
+    CU_ASSERT_EQUAL(vm_interface_dme_get(t.intf, VM_DME_TOSHIBA_INIT_STATUS, 0, &v), 0);
+    CU_ASSERT_EQUAL(v, VM_INIT_STATUS_DEFAULT);
+    CU_ASSERT_EQUAL(vm_interface_bundle_state(t.intf, 1), VM_BUNDLE_INACTIVE);
     CU_ASSERT_EQUAL(vmt_request(&t, 0, 2, GB_CONTROL_TYPE_INTF_DEACTIVATE_PREPARE, NULL, 0), 1);
     const uint8_t ok = 0;
     vmt_expect_response(&t, 0, 0, 2, GB_CONTROL_TYPE_INTF_DEACTIVATE_PREPARE, GB_OP_SUCCESS,
@@ -388,7 +397,28 @@ static void test_control_version_minor_comes_from_behaviour(void)
     vmt_down(&t);
 }
 
+static void test_describe_lists_cports_and_handlers(void)
+{
+    vmt t;
+    const uint16_t c[] = {1};
+    CU_ASSERT_FATAL(vmt_up(&t, two_bundle_mnfs, NULL, c, 1));
+    char buf[512];
+    size_t n = vm_interface_describe(t.intf, buf, sizeof buf);
+    CU_ASSERT_EQUAL(n, strlen(buf));
+    CU_ASSERT_STRING_EQUAL(buf, "cport 1 protocol 0x02 gpio (connected)\n"
+                                "cport 2 protocol 0x03 i2c\n"
+                                "cport 5 protocol 0x11 loopback\n");
+    char small[8];
+    CU_ASSERT_EQUAL(vm_interface_describe(t.intf, small, sizeof small), n);
+    CU_ASSERT_EQUAL(strlen(small), 7);
+    int fds[2];
+    CU_ASSERT_EQUAL(vm_interface_fds(t.intf, fds, 2), 0);
+    CU_ASSERT_EQUAL(vm_interface_service(t.intf), 0);
+    vmt_down(&t);
+}
+
 const unit_test vmt_interface_tests[] = {
+    UNIT_TEST(test_describe_lists_cports_and_handlers),
     UNIT_TEST(test_gb_msg_header_round_trip_is_little_endian),
     UNIT_TEST(test_gb_msg_decode_rejects_short_and_inconsistent_sizes),
     UNIT_TEST(test_gb_msg_build_refuses_oversized_payload),

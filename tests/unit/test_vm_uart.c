@@ -114,14 +114,21 @@ static void test_uart_pty_backend_carries_bytes_both_ways(void)
     CU_ASSERT_EQUAL(read(user, got, sizeof got), 2);
     CU_ASSERT_EQUAL(memcmp(got, "hi", 2), 0);
     CU_ASSERT_EQUAL(write(user, "yo", 2), 2);
-    struct pollfd mfd = {vm_uart_fd(u), POLLIN, 0};
+    /* the program's loop: watch the interface's fds, service it when readable */
+    int fds[2];
+    CU_ASSERT_EQUAL_FATAL(vm_interface_fds(t.intf, fds, 2), 1);
+    CU_ASSERT_EQUAL(fds[0], vm_uart_fd(u));
+    struct pollfd mfd = {fds[0], POLLIN, 0};
     CU_ASSERT_EQUAL(poll(&mfd, 1, 2000), 1);
     size_t before = t.sink.n;
-    CU_ASSERT_EQUAL(vm_uart_service(u), 2);
+    CU_ASSERT_EQUAL(vm_interface_service(t.intf), 2);
     const uint8_t rx[] = {0x0d, 0x00, 0x02, 0x00, 0x03, 0x00, 0x00, 0x00,
                           0x02, 0x00, 0x00, 'y',  'o'};
     vmt_expect(&t, before, 1, rx, sizeof rx);
     CU_ASSERT_EQUAL(vm_uart_service(u), 0);
+    char desc[256];
+    vm_interface_describe(t.intf, desc, sizeof desc);
+    CU_ASSERT_PTR_NOT_NULL(strstr(desc, path));
     close(user);
     vmt_down(&t);
 }
