@@ -7,6 +7,7 @@
 #include "sim/agent_client.h"
 #include "sim/sim_cli.h"
 #include "sim/version.h"
+#include "unipro-model/model_cli.h"
 #include "virtual-modules/manifest_cli.h"
 
 typedef struct sim_command {
@@ -19,6 +20,7 @@ static const sim_command commands[] = {
     /* One line per subcommand; keep the table sorted by name. */
     { "agent", sim_agent_cli_main, "run a shell command in the guest through its agent" },
     { "manifest", manifest_cli_main, "convert or check a Greybus manifest (.mnfs, .mnfb)" },
+    { "model", model_cli_main, "run a UniPro network on the timing model without QEMU" },
     { "sim", sim_cli_main, "run the simulator alone (SVC, switch, modules) for QEMU to connect" },
     { 0, 0, 0 },
 };

@@ -272,8 +272,12 @@ static void uncommit_tail(up_port *p)
         return;
     }
     uint32_t idx = s->seq - t->base_seq;
-    if (s->seq - t->base_seq < t->rb_count && idx < t->next_tx)
-        t->next_tx = idx;
+    if (idx < t->rb_count) {
+        if (idx < t->next_tx)
+            t->next_tx = idx;
+        if (!(s->flags & UP_SLOT_REPLAY)) /* it never left: the next send is not a replay */
+            rb_at(t, idx)->flags &= (uint8_t)~UP_FRAME_SENT;
+    }
     if (s->f.msg)
         up_msg_unref(p->env, s->f.msg);
 }

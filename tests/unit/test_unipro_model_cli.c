@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+// `gbvp model`: topology/traffic files are parsed with errors naming the line, and a run
+// produces statistics that agree with the timing model.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/unit/unit.h"
+#include "unipro-model/model_cli.h"
+#include "unipro-model/model_topo.h"
+
+static char *write_tmp(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/gbvp-model-XXXXXX");
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_FATAL(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+static void expect_error(const char *text, const char *needle)
+{
+    model *m = model_new();
+    char err[512] = "";
+    char *path = write_tmp(text);
+    int rc = model_parse_file(m, path, err, sizeof err);
+    if (!rc)
+        rc = model_run(m, SIM_US(10), err, sizeof err);
+    CU_ASSERT(rc != 0);
+    if (!strstr(err, needle))
+        fprintf(stderr, "\n  got '%s', wanted '%s'\n", err, needle);
+    CU_ASSERT(strstr(err, needle) != NULL);
+    unlink(path);
+    model_free(m);
+}
+
+static void test_model_errors_name_the_line(void)
+{
+    expect_error("node A dev=2\nnode B dev=300\n", ":2: dev: bad value '300'");
+    expect_error("node A dev=2\n\n# c\nlink A Q gear=HS-G3B\n", ":4: no node named 'Q'");
+    expect_error("node A dev=2\nnode B dev=2\n", ":2: DeviceID 2 is already used by node A");
+    expect_error("node A dev=2\nnode B dev=3\nlink A B gear=HS-G9B\n", ":3: gear: bad value");
+    expect_error("node A dev=2\nnode B dev=3\nlink A B lanes=5\n", ":3: lanes: bad value '5'");
+    expect_error("switch S ports=4\nnode A dev=2\nlink A S:4\n", ":3: switch S has no port '4'");
+    expect_error("node A dev=2\nnode B dev=3\nlink A B\nlink A B\n", ":4: an end of this link");
+    expect_error("node A dev=2\nnode B dev=3\ntraffic A B kind=cbr\n", ":3: cbr traffic needs rate=");
+    expect_error("node A dev=2\nnode B dev=3\ntraffic A B kind=fast\n", ":3: kind: bad value 'fast'");
+    expect_error("node A dev=2\nfrobnicate\n", ":2: unknown statement 'frobnicate'");
+    expect_error("node A dev=2\nnode B dev=3\ntraffic A B size\n", ":3: expected key=value");
+    expect_error("node A dev=2\nnode B dev=3\nlink A B ber=2\n", ":3: ber: bad value '2'");
+    expect_error("run forever\n", ":1: run needs one duration");
+    /* errors found when building name the statement's line too */
+    expect_error("node A dev=2\nnode B dev=3\ntraffic A B\n", ":3: no path from A to B");
+}
+
+static void test_model_runs_a_switched_network_and_exports_statistics(void)
+{
+    model *m = model_new();
+    char err[512] = "";
+    const char *text = "# two nodes through a switch\n"
+                       "node A dev=2\nnode B dev=3\n"
+                       "switch S ports=4 latency=100ns series=1us\n"
+                       "link A S:0 gear=HS-G3B lanes=2\n"
+                       "link S:1 B gear=HS-G3B lanes=2\n"
+                       "traffic A B kind=saturate size=2048 e2efc=off\n"
+                       "traffic B A kind=rr size=64 depth=1\n"
+                       "run 200us\n";
+    char *path = write_tmp(text);
+    CU_ASSERT_EQUAL_FATAL(model_parse_file(m, path, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(model_duration(m), SIM_US(200));
+    CU_ASSERT_EQUAL_FATAL(model_run(m, model_duration(m), err, sizeof err), 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    model_write_json(m, f);
+    fclose(f);
+    CU_ASSERT(strstr(buf, "\"kind\": \"saturate\"") != NULL);
+    CU_ASSERT(strstr(buf, "\"kind\": \"rr\"") != NULL);
+    CU_ASSERT(strstr(buf, "\"hol_blocked_ps\"") != NULL);
+    CU_ASSERT(strstr(buf, "\"p99\"") != NULL);
+    CU_ASSERT(strstr(buf, "\"replays\": 0,") != NULL); /* no faults: nothing replayed */
+    CU_ASSERT(strstr(buf, "\"order_errors\": 0") != NULL);
+    /* the saturating flow runs near 9 Gb/s; the loopback responses share its link */
+    char *g = strstr(buf, "\"goodput_bps\": ");
+    CU_ASSERT_FATAL(g != NULL);
+    double gp = strtod(g + 15, NULL);
+    CU_ASSERT(gp > 8.3e9 && gp < 9.02e9);
+    free(buf);
+    f = open_memstream(&buf, &len);
+    model_write_csv(m, f);
+    fclose(f);
+    CU_ASSERT(strncmp(buf, "section,object,metric,value\n", 28) == 0);
+    CU_ASSERT(strstr(buf, "link,A->S:0,frames,") != NULL);
+    CU_ASSERT(strstr(buf, "flow,B:1->A:1,rtt_p50_ps,") != NULL);
+    free(buf);
+    f = open_memstream(&buf, &len);
+    model_write_series_csv(m, f);
+    fclose(f);
+    CU_ASSERT(strstr(buf, "S,0,") != NULL);
+    free(buf);
+    unlink(path);
+    model_free(m);
+}
+
+static void test_model_cli_flags_and_bad_arguments(void)
+{
+    char *ok[] = { "model", "--gear", "HS-G2A", "--lanes", "1", "--duration", "50us", "--quiet",
+                   "--switch", NULL };
+    CU_ASSERT_EQUAL(model_cli_main(9, ok), 0);
+    char *bad[] = { "model", "--duration", "soon", NULL };
+    CU_ASSERT_EQUAL(model_cli_main(3, bad), 2);
+    char *bad2[] = { "model", "--gear", "HS-G7A", "--quiet", NULL };
+    CU_ASSERT_EQUAL(model_cli_main(4, bad2), 1);
+    char *missing[] = { "model", "/nonexistent/topology.txt", NULL };
+    CU_ASSERT_EQUAL(model_cli_main(2, missing), 1);
+}
+
+static const unit_test tests[] = {
+    UNIT_TEST(test_model_errors_name_the_line),
+    UNIT_TEST(test_model_runs_a_switched_network_and_exports_statistics),
+    UNIT_TEST(test_model_cli_flags_and_bad_arguments),
+    UNIT_TESTS_END,
+};
+
+static const unit_suite suites[] = {
+    { "unipro_model_cli", tests, NULL, NULL },
+    UNIT_SUITES_END,
+};
+
+int main(int argc, char **argv)
+{
+    return unit_run(suites, argc, argv);
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// Internals of `gbvp model` shared by model_topo.c and model_net.c.
+#ifndef GBVP_UNIPRO_MODEL_INTERNAL_H
+#define GBVP_UNIPRO_MODEL_INTERNAL_H
+
+#include <stdio.h>
+
+#include "sim/kernel.h"
+#include "switch-model/switch.h"
+#include "unipro-model/model_topo.h"
+#include "unipro-model/up_consts.h"
+#include "unipro-model/up_link.h"
+#include "unipro-model/up_node.h"
+#include "unipro-model/up_traffic.h"
+
+#define MODEL_MAX 64
+#define MODEL_NAME_MAX 32
+#define MODEL_WHERE_MAX 300
+
+typedef struct model_node {
+    char name[MODEL_NAME_MAX];
+    char where[MODEL_WHERE_MAX];
+    int dev;
+    unsigned cports, credits, segment;
+    unsigned next_cport;
+    up_node *n;
+} model_node;
+
+typedef struct model_switch {
+    char name[MODEL_NAME_MAX];
+    char where[MODEL_WHERE_MAX];
+    sw_switch_cfg cfg;
+    sw_switch *sw;
+} model_switch;
+
+typedef struct model_end {
+    bool is_switch;
+    unsigned idx, port;
+} model_end;
+
+typedef struct model_link {
+    char where[MODEL_WHERE_MAX];
+    model_end a, b;
+    up_link_cfg cfg;
+    bool has_down, has_up;
+    sim_time down_at, up_at;
+    up_link *l;
+    struct model *m;
+} model_link;
+
+typedef struct model_flow {
+    char where[MODEL_WHERE_MAX];
+    unsigned src, dst;
+    up_traffic_cfg cfg;
+    uint8_t tc;
+    bool e2efc;
+    unsigned src_cport, dst_cport;
+    up_traffic *t;
+} model_flow;
+
+struct model {
+    model_node nodes[MODEL_MAX];
+    model_switch switches[MODEL_MAX];
+    model_link links[MODEL_MAX];
+    model_flow flows[MODEL_MAX];
+    unsigned n_nodes, n_switches, n_links, n_flows;
+    sim_time duration;
+    /* after model_run */
+    bool built;
+    sim_kernel *k;
+    up_env *env;
+    sim_time ran;
+    double wall;
+    uint64_t events;
+};
+
+void model_teardown(model *m);
+
+#endif
