@@ -9,6 +9,7 @@
 #include "sim/version.h"
 #include "unipro-model/model_cli.h"
 #include "virtual-modules/manifest_cli.h"
+#include "virtual-modules/module_cli.h"
 
 typedef struct sim_command {
     const char *name;
@@ -21,6 +22,7 @@ static const sim_command commands[] = {
     { "agent", sim_agent_cli_main, "run a shell command in the guest through its agent" },
     { "manifest", manifest_cli_main, "convert or check a Greybus manifest (.mnfs, .mnfb)" },
     { "model", model_cli_main, "run a UniPro network on the timing model without QEMU" },
+    { "module", module_cli_main, "list the module catalog, check entries (manifest + behaviour)" },
     { "sim", sim_cli_main, "run the simulator alone (SVC, switch, modules) for QEMU to connect" },
     { 0, 0, 0 },
 };

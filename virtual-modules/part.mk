@@ -27,6 +27,7 @@ VM_SRCS += virtual-modules/vibrator.c
 VM_SRCS += virtual-modules/light.c
 VM_SRCS += virtual-modules/hid.c
 VM_SRCS += virtual-modules/vm_module.c
+VM_SRCS += virtual-modules/module_cli.c
 $(eval $(call library,vm,$(VM_SRCS)))
 GBVP_LIBS += $(LIB_vm)
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Behaviour files and catalog loading.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/unit/test_vm_harness.h"
 #include "tests/unit/test_vm_suites.h"
 #include "virtual-modules/behaviour.h"
+#include "virtual-modules/module_cli.h"
 #include "virtual-modules/power_supply.h"
 #include "virtual-modules/uart.h"
 #include "virtual-modules/vm_module.h"
@@ -142,7 +145,58 @@ static void test_catalog_unknown_or_unsafe_names_are_refused(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a catalog entry name"));
 }
 
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int run_cli(const char *dir, const char *verb, const char *name, char *out, size_t cap)
+{
+    char *argv[] = {"module", "--catalog", (char *)dir, (char *)verb, (char *)name, NULL};
+    FILE *f = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    int rc = module_cli_run(name ? 5 : 4, argv, f, f);
+    rewind(f);
+    size_t n = fread(out, 1, cap - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    return rc;
+}
+
+static void test_module_cli_check_reports_behaviour_error_with_line(void)
+{
+    char dir[] = "/tmp/gbvp-vm-cli-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    write_file(dir, "good.mnfs", vmt_manifest_one(0x0a, 0x02));
+    write_file(dir, "good.behaviour", "[cport 1]\nlines = 4\n");
+    write_file(dir, "bad.mnfs", vmt_manifest_one(0x0a, 0x02));
+    write_file(dir, "bad.behaviour", "[interface]\n\n[cport 1]\nlines = many\n");
+    char out[2048];
+    CU_ASSERT_EQUAL(run_cli(dir, "check", "good", out, sizeof out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "good: ok, 1 interface"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "cport 1 protocol 0x02 gpio"));
+    CU_ASSERT_EQUAL(run_cli(dir, "check", "bad", out, sizeof out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "bad.behaviour:4: lines: expected an integer"));
+    CU_ASSERT_EQUAL(run_cli(dir, "list", NULL, out, sizeof out), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "bad              BROKEN"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "good             1 interface"));
+    CU_ASSERT_EQUAL(run_cli(dir, "frobnicate", NULL, out, sizeof out), 2);
+    const char *files[] = {"good.mnfs", "good.behaviour", "bad.mnfs", "bad.behaviour"};
+    for (size_t i = 0; i < 4; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 const unit_test vmt_behaviour_tests[] = {
+    UNIT_TEST(test_module_cli_check_reports_behaviour_error_with_line),
     UNIT_TEST(test_behaviour_parses_sections_keys_and_comments),
     UNIT_TEST(test_behaviour_syntax_errors_name_file_and_line),
     UNIT_TEST(test_behaviour_typed_values_are_checked),
