@@ -2,7 +2,8 @@
 # unipro-model/: one UniPro node's stack (PHY/PA timing, DL, L3, L4 CPorts, DME) and links.
 UNIPRO_MODEL_SRCS := unipro-model/up_phy.c unipro-model/up_env.c unipro-model/up_port.c \
 	unipro-model/up_link.c unipro-model/up_node.c unipro-model/up_stats.c \
-	unipro-model/up_traffic.c
+	unipro-model/up_traffic.c unipro-model/up_dme.c \
+	unipro-model/up_frame_codec.c
 $(eval $(call library,unipro_model,$(UNIPRO_MODEL_SRCS)))
 
 # `gbvp model` sits on top of the UniPro model and the switch, in a library of its own so
@@ -17,3 +18,4 @@ $(eval $(call unit_test,test_unipro_model_cli,tests/unit/test_unipro_model_cli.c
 $(eval $(call unit_test,test_unipro_validation,tests/unit/test_unipro_validation.c,$(UNIPRO_TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_link,tests/unit/test_unipro_link.c,$(UNIPRO_TEST_LIBS)))
 $(eval $(call bench,bench_unipro,tests/bench/bench_unipro.c,$(UNIPRO_TEST_LIBS)))
+$(eval $(call unit_test,test_unipro_dme,tests/unit/test_unipro_dme.c,$(UNIPRO_TEST_LIBS)))
