@@ -6,4 +6,4 @@ $(eval $(call library,gblink,$(GBLINK_SRCS)))
 GBVP_LIBS += $(LIB_gblink)
 
 $(eval $(call unit_test,test_gblink,tests/unit/test_gblink.c tests/unit/test_gblink_util.c,$(LIB_gblink)))
-# bench added with its source: $(eval $(call bench,bench_gblink,tests/bench/bench_gblink.c,$(LIB_gblink)))
+$(eval $(call bench,bench_gblink,tests/bench/bench_gblink.c,$(LIB_gblink)))
