@@ -10,7 +10,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "gblink/layout.h"
+#include "layout.h"
 
 #define MAX_FDS 3
 

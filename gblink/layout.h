@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gblink/gblink.h"
+#include "gblink.h"
 
 /* ---- shared memory ------------------------------------------------------------------- */
 

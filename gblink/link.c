@@ -21,7 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "gblink/layout.h"
+#include "layout.h"
 
 enum { TAG_LISTEN = 1, TAG_CONN = 2, TAG_WAKE = 3 };
 #define DEFAULT_BUDGET 1024u

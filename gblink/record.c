@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "gblink/gblink.h"
+#include "gblink.h"
 
 typedef struct type_rule {
     uint16_t type;

@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gblink/layout.h"
+#include "layout.h"
 
 #define A(p) ((_Atomic uint32_t *)(p))
 
