@@ -7,11 +7,14 @@
 //   goodput of the HS-G3B x2 link for 8, 64, 256 and 2048-byte Greybus payloads.
 // Wall time is the process CPU time of the run (the machine is shared).
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "sim/kernel.h"
 #include "switch-model/switch.h"
+#include "unipro-model/up_fast.h"
 #include "unipro-model/up_link.h"
 #include "unipro-model/up_node.h"
 #include "unipro-model/up_traffic.h"
@@ -159,19 +162,81 @@ static void report(const char *name, result r, double aim)
                 (unsigned long long)r.order_errors);
 }
 
-int main(void)
+/* The same saturated scenarios in the message-level mode (up_fast.h). */
+static result run_fast(bool with_switch, unsigned size, sim_time warm, sim_time sim)
+{
+    sim_kernel *k = sim_kernel_new(1024);
+    up_phy_cfg phy = up_phy_cfg_default();
+    up_fast *f = up_fast_new(sim_kernel_scheduler(k), NULL, SIM_NS(100));
+    unsigned nodes = with_switch ? MAX_NODES : 2, flows = with_switch ? MAX_NODES : 1;
+    for (unsigned i = 0; i < nodes; i++)
+        up_fast_add_node(f);
+    if (with_switch) {
+        up_fast_add_switch(f, MAX_NODES);
+        for (unsigned i = 0; i < nodes; i++)
+            if (up_fast_link_node(f, i, 0, i, &phy) || up_fast_route(f, 0, i, i))
+                die("fast link");
+        for (unsigned i = 0; i < nodes; i++)
+            up_fast_flow(f, i, (i + 5) % MAX_NODES, size, 8, 2, 286);
+    } else {
+        if (up_fast_link_node(f, 0, -1, 1, &phy))
+            die("fast link");
+        up_fast_flow(f, 0, 1, size, 8, 2, 286);
+    }
+    result r = { 0, 0, 0, 0 };
+    sim_kernel_run_until(k, warm);
+    uint64_t b0 = 0, b1 = 0;
+    for (unsigned i = 0; i < flows; i++)
+        b0 += up_fast_flow_rx_bytes(f, i);
+    uint64_t ev0 = sim_kernel_executed(k);
+    double c0 = cpu_seconds();
+    sim_kernel_run_until(k, warm + sim);
+    double wall = cpu_seconds() - c0;
+    for (unsigned i = 0; i < flows; i++)
+        b1 += up_fast_flow_rx_bytes(f, i);
+    double simulated = (double)sim * 1e-12;
+    r.speed = simulated / wall;
+    r.events = (double)(sim_kernel_executed(k) - ev0) / wall;
+    r.goodput_bps = (double)(b1 - b0) * 8.0 / simulated;
+    up_fast_free(f);
+    sim_kernel_free(k);
+    return r;
+}
+
+static void report_fast(const char *name, result fast, result frame)
+{
+    printf("bench %s.msg.speed %.3g x-realtime\n", name, fast.speed);
+    printf("bench %s.msg.events %.3g events/s\n", name, fast.events);
+    printf("bench %s.msg.goodput %.4g Gb/s\n", name, fast.goodput_bps / 1e9);
+    printf("bench %s.msg.goodput-error %.3g %%\n", name,
+           100.0 * (fast.goodput_bps - frame.goodput_bps) / frame.goodput_bps);
+}
+
+/* An optional argument runs only the benchmarks whose name contains it. */
+static const char *only;
+
+static bool wanted(const char *name)
+{
+    return !only || strstr(name, only);
+}
+
+int main(int argc, char **argv)
 {
     net x = { 0 };
     result r;
+    only = argc > 1 ? argv[1] : NULL;
 
+    if (wanted("link.hs-g3b-x2.2048B")) {
     build_link(&x, 2048, 0);
     r = run(&x, SIM_US(100), SIM_MS(50));
     destroy(&x);
     report("link.hs-g3b-x2.2048B", r, 2.0);
     printf("bench link.hs-g3b-x2.2048B.goodput %.4g Gb/s\n", r.goodput_bps / 1e9);
+    report_fast("link.hs-g3b-x2.2048B", run_fast(false, 2048, SIM_US(100), SIM_MS(500)), r);
+    }
 
     static const unsigned sizes[] = { 8, 64, 256 };
-    for (unsigned i = 0; i < 3; i++) {
+    for (unsigned i = 0; i < 3 && wanted("goodput"); i++) {
         net y = { 0 };
         build_link(&y, sizes[i], 0);
         r = run(&y, SIM_US(100), SIM_MS(2));
@@ -179,18 +244,23 @@ int main(void)
         printf("bench link.hs-g3b-x2.%uB.goodput %.4g Gb/s\n", sizes[i], r.goodput_bps / 1e9);
     }
 
-    net z = { 0 };
-    build_switch(&z, 2048);
-    r = run(&z, SIM_US(100), SIM_MS(5));
-    destroy(&z);
-    report("switch14.permutation", r, 0.2);
-    printf("bench switch14.permutation.goodput %.4g Gb/s\n", r.goodput_bps / 1e9);
+    if (wanted("switch14.permutation")) {
+        net z = { 0 };
+        build_switch(&z, 2048);
+        r = run(&z, SIM_US(100), SIM_MS(5));
+        destroy(&z);
+        report("switch14.permutation", r, 0.2);
+        printf("bench switch14.permutation.goodput %.4g Gb/s\n", r.goodput_bps / 1e9);
+        report_fast("switch14.permutation", run_fast(true, 2048, SIM_US(100), SIM_MS(50)), r);
+    }
 
-    net w = { 0 };
-    build_link(&w, 256, 1e-6);
-    r = run(&w, SIM_US(100), SIM_MS(20));
-    destroy(&w);
-    report("link.hs-g3b-x2.256B.ber1e-6", r, 0);
-    printf("bench link.hs-g3b-x2.256B.ber1e-6.goodput %.4g Gb/s\n", r.goodput_bps / 1e9);
+    if (wanted("link.hs-g3b-x2.256B.ber1e-6")) {
+        net w = { 0 };
+        build_link(&w, 256, 1e-6);
+        r = run(&w, SIM_US(100), SIM_MS(20));
+        destroy(&w);
+        report("link.hs-g3b-x2.256B.ber1e-6", r, 0);
+        printf("bench link.hs-g3b-x2.256B.ber1e-6.goodput %.4g Gb/s\n", r.goodput_bps / 1e9);
+    }
     return 0;
 }

@@ -11,6 +11,7 @@
 #include "switch-model/switch.h"
 #include "tests/unit/unit.h"
 #include "unipro-model/up_consts.h"
+#include "unipro-model/up_fast.h"
 #include "unipro-model/up_link.h"
 #include "unipro-model/up_node.h"
 #include "unipro-model/up_traffic.h"
@@ -312,7 +313,48 @@ static void test_pwm_g1_goodput_is_rate_bound(void)
     bed_fini(&t);
 }
 
+/* The message-level mode through a switch: same rate bound, same idle latency. */
+static void test_message_level_mode_matches_analytic_goodput_and_latency(void)
+{
+    static const unsigned sizes[] = { 8, 64, 256, 1024, 2048 };
+    for (unsigned g = 1; g <= 4; g++)
+        for (unsigned si = 0; si < 5; si++) {
+            sim_kernel *k = sim_kernel_new(0);
+            up_fast *f = up_fast_new(sim_kernel_scheduler(k), NULL, FWD_LATENCY);
+            up_phy_cfg phy = { UP_PHY_HS, (uint8_t)g, UP_SERIES_A, 4 };
+            CU_ASSERT_FATAL(up_fast_add_node(f) == 0 && up_fast_add_node(f) == 1);
+            CU_ASSERT_FATAL(up_fast_add_switch(f, 4) == 0);
+            CU_ASSERT_FATAL(up_fast_link_node(f, 0, 0, 0, &phy) == 0);
+            CU_ASSERT_FATAL(up_fast_link_node(f, 1, 0, 1, &phy) == 0);
+            CU_ASSERT_FATAL(up_fast_route(f, 0, 1, 1) == 0);
+            int probe = up_fast_flow(f, 0, 1, sizes[si], 8, 0, UP_SEGMENT_MAX);
+            CU_ASSERT_FATAL(probe == 0);
+            sim_kernel_run_until(k, SIM_US(10));
+            CU_ASSERT_EQUAL(up_fast_send(f, 0), 0);
+            sim_kernel_run_until(k, SIM_US(100));
+            const up_hist *h = up_fast_flow_latency(f, 0);
+            CU_ASSERT_EQUAL_FATAL(h->count, 1);
+            double sym = symbol_ps(g, UP_SERIES_A, 4);
+            unsigned frames, first = 0;
+            double all = message_syms(sizes[si], &frames, &first);
+            double open = burst_open_ps(g, UP_SERIES_A);
+            double expect = 2 * open + (first + all) * sym + 2.0 * (double)PHY_LATENCY +
+                            (double)FWD_LATENCY;
+            CU_ASSERT(fabs((double)h->max - expect) <= 2.0 * frames + 2);
+            int sat = up_fast_flow(f, 0, 1, sizes[si], 8, 2, UP_SEGMENT_MAX);
+            sim_kernel_run_until(k, SIM_US(200));
+            uint64_t b0 = up_fast_flow_rx_bytes(f, (unsigned)sat);
+            sim_kernel_run_until(k, SIM_US(1200));
+            double got = (double)(up_fast_flow_rx_bytes(f, (unsigned)sat) - b0) * 8 / 1e-3;
+            double rate = sizes[si] * 8.0 / (all * sym * 1e-12);
+            CU_ASSERT(fabs(got - rate) / rate < 0.005);
+            up_fast_free(f);
+            sim_kernel_free(k);
+        }
+}
+
 static const unit_test validation_tests[] = {
+    UNIT_TEST(test_message_level_mode_matches_analytic_goodput_and_latency),
     UNIT_TEST(test_g3b_x2_goodput_matches_published_table),
     UNIT_TEST(test_saturated_goodput_matches_analytic_for_every_gear_series_lanes_size),
     UNIT_TEST(test_default_dl_parameters_reach_rate_bound_at_g3b_x2),

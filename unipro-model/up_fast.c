@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+// Message-level mode (see up_fast.h). Every link direction serves messages in the order
+// they reach it and commits each one when it arrives (there is no priority to reorder
+// them), so a message costs one event per hop: the arrival of its first frame at a switch,
+// or of its last frame at the destination node.
+#include "unipro-model/up_fast.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "unipro-model/up_consts.h"
+#include "unipro-model/up_env.h"
+
+#define FAST_MAX 256
+
+typedef struct fast_dir {
+    uint64_t sym_fp;
+    sim_time latency, open, hold;
+    sim_time busy_until;
+    bool burst_ever;
+    int to_node;   /* >= 0: delivers to this node */
+    int to_switch; /* >= 0: enters this switch */
+} fast_dir;
+
+typedef struct fast_msg {
+    struct fast_msg *next;
+    struct up_fast *owner;
+    unsigned flow;
+    uint32_t syms, first_syms, last_syms;
+    sim_time t_submit, prev_end, prev_latency;
+    fast_dir *at;
+} fast_msg;
+
+typedef struct fast_flow {
+    unsigned src, dst, depth;
+    uint32_t payload, header, segment;
+    uint64_t rx_bytes, rx_msgs;
+    bool saturate;
+    up_hist latency;
+} fast_flow;
+
+typedef struct fast_switch {
+    unsigned ports;
+    fast_dir *out;      /* per port: the direction leaving the switch */
+    int route[FAST_MAX]; /* node -> port */
+} fast_switch;
+
+struct up_fast {
+    const sim_scheduler *s;
+    up_phy_params pp;
+    sim_time fwd;
+    fast_dir *node_out[FAST_MAX];
+    unsigned n_nodes;
+    fast_switch sw[FAST_MAX];
+    unsigned n_switches;
+    fast_dir *dirs[2 * FAST_MAX];
+    unsigned n_dirs;
+    fast_flow flows[FAST_MAX];
+    unsigned n_flows;
+    fast_msg *free_msgs;
+};
+
+up_fast *up_fast_new(const sim_scheduler *s, const up_phy_params *pp, sim_time fwd)
+{
+    up_fast *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->s = s;
+    f->pp = pp ? *pp : up_phy_params_default();
+    f->fwd = fwd;
+    return f;
+}
+
+void up_fast_free(up_fast *f)
+{
+    if (!f)
+        return;
+    for (unsigned i = 0; i < f->n_dirs; i++)
+        free(f->dirs[i]);
+    for (unsigned i = 0; i < f->n_switches; i++)
+        free(f->sw[i].out);
+    while (f->free_msgs) {
+        fast_msg *m = f->free_msgs;
+        f->free_msgs = m->next;
+        free(m);
+    }
+    free(f);
+}
+
+int up_fast_add_node(up_fast *f)
+{
+    if (f->n_nodes == FAST_MAX)
+        return -ENOMEM;
+    f->node_out[f->n_nodes] = NULL;
+    return (int)f->n_nodes++;
+}
+
+int up_fast_add_switch(up_fast *f, unsigned ports)
+{
+    if (f->n_switches == FAST_MAX || !ports || ports > 64)
+        return -EINVAL;
+    fast_switch *s = &f->sw[f->n_switches];
+    s->ports = ports;
+    s->out = NULL;
+    for (unsigned i = 0; i < FAST_MAX; i++)
+        s->route[i] = -1;
+    return (int)f->n_switches++;
+}
+
+static fast_dir *new_dir(up_fast *f, const up_phy_cfg *phy)
+{
+    if (f->n_dirs == 2 * FAST_MAX)
+        return NULL;
+    fast_dir *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->sym_fp = up_phy_symbol_ps_fp16(phy);
+    d->latency = f->pp.tx_latency + f->pp.rx_latency;
+    d->open = up_phy_burst_open_time(phy, &f->pp);
+    d->hold = f->pp.burst_hold;
+    d->to_node = d->to_switch = -1;
+    f->dirs[f->n_dirs++] = d;
+    return d;
+}
+
+int up_fast_link_node(up_fast *f, unsigned node, int sw, unsigned port, const up_phy_cfg *phy)
+{
+    if (node >= f->n_nodes || f->node_out[node] || up_phy_cfg_check(phy, NULL, 0))
+        return -EINVAL;
+    fast_dir *a = new_dir(f, phy), *b = new_dir(f, phy);
+    if (!a || !b)
+        return -ENOMEM;
+    f->node_out[node] = a;
+    b->to_node = (int)node;
+    if (sw < 0) {
+        if (port >= f->n_nodes || f->node_out[port])
+            return -EINVAL;
+        a->to_node = (int)port;
+        f->node_out[port] = b;
+        return 0;
+    }
+    if ((unsigned)sw >= f->n_switches || port >= f->sw[sw].ports)
+        return -EINVAL;
+    fast_switch *s = &f->sw[sw];
+    if (!s->out && !(s->out = calloc(s->ports, sizeof *s->out)))
+        return -ENOMEM;
+    s->out[port] = *b;
+    s->out[port].to_node = (int)node;
+    a->to_switch = sw;
+    return 0;
+}
+
+int up_fast_route(up_fast *f, unsigned sw, unsigned node, unsigned port)
+{
+    if (sw >= f->n_switches || node >= FAST_MAX || port >= f->sw[sw].ports)
+        return -EINVAL;
+    f->sw[sw].route[node] = (int)port;
+    return 0;
+}
+
+static void arrive(void *ctx);
+
+/* Puts m on direction d as early as the wire, the switch and the previous hop allow. */
+static void commit(up_fast *f, fast_dir *d, fast_msg *m, sim_time not_before, sim_time min_end)
+{
+    sim_time now = sim_now(f->s);
+    sim_time start = now > d->busy_until ? now : d->busy_until;
+    if (not_before > start)
+        start = not_before;
+    sim_time open = (!d->burst_ever || start > d->busy_until + d->hold) ? d->open : 0;
+    d->burst_ever = true;
+    sim_time end = start + open + up_phy_symbols_time(d->sym_fp, m->syms);
+    if (min_end) {
+        sim_time last = min_end + up_phy_symbols_time(d->sym_fp, m->last_syms);
+        if (last > end)
+            end = last;
+    }
+    d->busy_until = end;
+    m->prev_end = end;
+    m->prev_latency = d->latency;
+    m->at = d;
+    sim_time at = d->to_switch >= 0
+                      ? start + open + up_phy_symbols_time(d->sym_fp, m->first_syms) + d->latency
+                      : end + d->latency;
+    if (sim_schedule(f->s, at - now, arrive, m, NULL))
+        abort();
+}
+
+static fast_msg *new_msg(up_fast *f, unsigned flow)
+{
+    fast_msg *m = f->free_msgs;
+    if (m)
+        f->free_msgs = m->next;
+    else if (!(m = malloc(sizeof *m)))
+        return NULL;
+    fast_flow *fl = &f->flows[flow];
+    uint32_t len = fl->payload + fl->header, syms = 0, first = 0, last = 0;
+    for (uint32_t off = 0; off < len || (!len && !syms); off += fl->segment) {
+        uint32_t seg = len - off < fl->segment ? len - off : fl->segment;
+        last = up_frame_symbols(seg);
+        if (!syms)
+            first = last;
+        syms += last;
+        if (!len)
+            break;
+    }
+    *m = (fast_msg){ .owner = f, .flow = flow, .syms = syms, .first_syms = first, .last_syms = last,
+                     .t_submit = sim_now(f->s) };
+    return m;
+}
+
+int up_fast_send(up_fast *f, unsigned flow)
+{
+    if (flow >= f->n_flows)
+        return -EINVAL;
+    fast_flow *fl = &f->flows[flow];
+    fast_dir *d = f->node_out[fl->src];
+    if (!d)
+        return -EINVAL;
+    fast_msg *m = new_msg(f, flow);
+    if (!m)
+        return -ENOMEM;
+    commit(f, d, m, 0, 0);
+    return 0;
+}
+
+static void arrive(void *ctx)
+{
+    fast_msg *m = ctx;
+    up_fast *f = m->owner;
+    fast_dir *d = m->at;
+    fast_flow *fl = &f->flows[m->flow];
+    bool first_hop = d == f->node_out[fl->src];
+    if (d->to_node >= 0) {
+        fl->rx_msgs++;
+        fl->rx_bytes += fl->payload;
+        up_hist_add(&fl->latency, sim_now(f->s) - m->t_submit);
+        m->next = f->free_msgs;
+        f->free_msgs = m;
+    } else {
+        fast_switch *s = &f->sw[d->to_switch];
+        int port = s->route[fl->dst];
+        if (port < 0) { /* unrouted: dropped */
+            m->next = f->free_msgs;
+            f->free_msgs = m;
+        } else {
+            sim_time now = sim_now(f->s);
+            commit(f, &s->out[port], m, now + f->fwd, m->prev_end + m->prev_latency + f->fwd);
+        }
+    }
+    if (first_hop && fl->saturate)
+        up_fast_send(f, m->flow);
+}
+
+int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint32_t header,
+                 unsigned depth, unsigned max_segment)
+{
+    if (f->n_flows == FAST_MAX || src >= f->n_nodes || dst >= f->n_nodes || src == dst ||
+        !max_segment || max_segment > UP_SEGMENT_MAX)
+        return -EINVAL;
+    fast_flow *fl = &f->flows[f->n_flows];
+    *fl = (fast_flow){ .src = src, .dst = dst, .depth = depth, .payload = payload,
+                       .header = header, .segment = max_segment, .saturate = depth > 0 };
+    up_hist_init(&fl->latency);
+    unsigned idx = f->n_flows++;
+    fast_dir *d = f->node_out[src];
+    if (depth && d) {
+        /* a saturating source refills when a message's first frame reaches the next hop:
+         * keep enough messages in flight to cover the PHY latency */
+        fast_msg *probe = new_msg(f, idx);
+        if (!probe)
+            return -ENOMEM;
+        sim_time t = up_phy_symbols_time(d->sym_fp, probe->syms);
+        sim_time t1 = up_phy_symbols_time(d->sym_fp, probe->first_syms);
+        probe->next = f->free_msgs;
+        f->free_msgs = probe;
+        unsigned need = (unsigned)((t1 + d->latency + t - 1) / (t ? t : 1)) + 1;
+        if (depth < need)
+            depth = need;
+        fl->depth = depth;
+    }
+    for (unsigned i = 0; i < depth; i++)
+        if (up_fast_send(f, idx))
+            return -EINVAL;
+    return (int)idx;
+}
+
+uint64_t up_fast_flow_rx_bytes(const up_fast *f, unsigned flow)
+{
+    return flow < f->n_flows ? f->flows[flow].rx_bytes : 0;
+}
+
+uint64_t up_fast_flow_rx_msgs(const up_fast *f, unsigned flow)
+{
+    return flow < f->n_flows ? f->flows[flow].rx_msgs : 0;
+}
+
+const up_hist *up_fast_flow_latency(const up_fast *f, unsigned flow)
+{
+    return flow < f->n_flows ? &f->flows[flow].latency : NULL;
+}
