@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/agent_client.h"
+#include "sim/scenario.h"
 #include "sim/sim_cli.h"
 #include "sim/version.h"
 #include "unipro-model/model_cli.h"
@@ -23,7 +24,9 @@ static const sim_command commands[] = {
     { "manifest", manifest_cli_main, "convert or check a Greybus manifest (.mnfs, .mnfb)" },
     { "model", model_cli_main, "run a UniPro network on the timing model without QEMU" },
     { "module", module_cli_main, "list the module catalog, check entries (manifest + behaviour)" },
+    { "scenario", sim_scenario_cli_main, "run one Lua scenario against the simulator (TAP)" },
     { "sim", sim_cli_main, "run the simulator alone (SVC, switch, modules) for QEMU to connect" },
+    { "test", sim_test_cli_main, "run scenarios in parallel: TAP, JUnit XML, a summary" },
     { 0, 0, 0 },
 };
 

@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: MIT
+# scenarios/: the Lua scenario engine (sim/scenario*.c), `gbvp scenario`, `gbvp test`, the
+# control socket and `gbvp ctl` (sim/control*.c, sim/ctl_cli.c), and the scenarios run by
+# `make scenarios`.
+SCENARIO_SRCS := sim/scenario.c sim/scenario_api.c sim/scenario_report.c sim/scenario_tap.c
+$(eval $(call library,sim_scenario,$(SCENARIO_SRCS)))
+GBVP_SRCS += sim/scenario_cli.c sim/test_cli.c
+GBVP_LIBS += $(LIB_sim_scenario) $(B)/lib/libtest_ap.a
+
+$(eval $(call unit_test,test_scenario,tests/unit/test_scenario.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libsim_agent.a))
+
+# Every scenario in scenarios/ against the simulator with the test AP (no QEMU), then the
+# deliberately broken one, which must fail and name its line.
+SCENARIO_JOBS ?= 2
+.PHONY: scenarios
+scenarios: $(B)/gbvp
+	$(Q)$(B)/gbvp test -j $(SCENARIO_JOBS) --artifacts $(B)/scenario-artifacts \
+		--junit $(B)/scenarios.xml scenarios
+	$(Q)if $(B)/gbvp scenario tests/scenarios/broken.lua >$(B)/broken.tap 2>$(B)/broken.err; \
+		then echo "broken.lua passed but must fail"; exit 1; fi; \
+		grep -q 'tests/scenarios/broken.lua:[0-9]*:' $(B)/broken.err || \
+		{ echo "broken.lua's error does not name its line:"; cat $(B)/broken.err; exit 1; }; \
+		echo "broken.lua fails as it must: $$(head -1 $(B)/broken.err)"
