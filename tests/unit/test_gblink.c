@@ -2,6 +2,7 @@
 // gblink: records round-trip, cross-process streams, backpressure, wrap-around, hostile
 // peers, version refusal, peer death and reconnection.
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,97 @@ static void test_gblink_send_refuses_invalid_records(void)
     gbl_config bad = { .ring_size = 12345 };
     CU_ASSERT_PTR_NULL(gbl_server_new(path, &bad, &tep_callbacks, NULL, err, sizeof(err)));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "power of two"));
+}
+
+static int fd_readable(int fd)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    return poll(&p, 1, 0) == 1;
+}
+
+static void test_gblink_budget_limits_one_call_and_keeps_the_fd_readable(void)
+{
+    pair p;
+    gbl_config cfg = { .budget = 10 };
+    char err[256];
+    tep *eps[2];
+    int rc;
+
+    memset(&p, 0, sizeof(p));
+    tep_path(p.path, sizeof(p.path));
+    p.srv.l = gbl_server_new(p.path, &cfg, &tep_callbacks, &p.srv, err, sizeof(err));
+    p.cli.l = gbl_client_new(p.path, NULL, &tep_callbacks, &p.cli, err, sizeof(err));
+    CU_ASSERT_FATAL(p.srv.l && p.cli.l);
+    eps[0] = &p.srv;
+    eps[1] = &p.cli;
+    CU_ASSERT_EQUAL(gbl_connect(p.cli.l), 0);
+    CU_ASSERT_FATAL(tep_run(eps, 2, both_up, &p, TIMEOUT));
+    for (uint32_t i = 0; i < 95; i++)
+        CU_ASSERT_EQUAL(gbl_send_msg(p.cli.l, GBL_T_CPORT_FLUSH, 1, i, 0, NULL, 0), 0);
+    for (int call = 0; call < 9; call++) {
+        CU_ASSERT(fd_readable(gbl_fd(p.srv.l)));
+        rc = gbl_process(p.srv.l);
+        CU_ASSERT_EQUAL(rc, 10);
+    }
+    CU_ASSERT(fd_readable(gbl_fd(p.srv.l)));
+    CU_ASSERT_EQUAL(gbl_process(p.srv.l), 5);
+    CU_ASSERT_EQUAL(p.srv.received, 95);
+    CU_ASSERT_EQUAL(p.srv.last.id, 94);
+    /* idle now: the descriptor goes quiet */
+    gbl_process(p.srv.l);
+    CU_ASSERT_FALSE(fd_readable(gbl_fd(p.srv.l)));
+    pair_close(&p);
+}
+
+static void test_gblink_records_sent_before_the_peer_left_are_delivered_first(void)
+{
+    pair p;
+    gbl_config cfg = { .budget = 7 };
+    char err[256];
+    tep *eps[2];
+
+    memset(&p, 0, sizeof(p));
+    tep_path(p.path, sizeof(p.path));
+    p.srv.l = gbl_server_new(p.path, &cfg, &tep_callbacks, &p.srv, err, sizeof(err));
+    p.cli.l = gbl_client_new(p.path, NULL, &tep_callbacks, &p.cli, err, sizeof(err));
+    CU_ASSERT_FATAL(p.srv.l && p.cli.l);
+    eps[0] = &p.srv;
+    eps[1] = &p.cli;
+    CU_ASSERT_EQUAL(gbl_connect(p.cli.l), 0);
+    CU_ASSERT_FATAL(tep_run(eps, 2, both_up, &p, TIMEOUT));
+    for (uint32_t i = 0; i < 3000; i++)
+        CU_ASSERT_EQUAL(gbl_send_msg(p.cli.l, GBL_T_CPORT_FLUSH, 1, i, 0, NULL, 0), 0);
+    gbl_free(p.cli.l);
+    CU_ASSERT(tep_run(eps, 1, got_down, &p.srv, TIMEOUT));
+    CU_ASSERT_EQUAL(p.srv.received, 3000);
+    CU_ASSERT_EQUAL(p.srv.last.id, 2999);
+    CU_ASSERT_EQUAL(p.srv.last_err, -ECONNRESET);
+    gbl_free(p.srv.l);
+}
+
+static void test_gblink_features_are_the_intersection_of_both_offers(void)
+{
+    for (int srv_offer = 0; srv_offer < 2; srv_offer++) {
+        pair p;
+        gbl_config scfg = { .features = srv_offer ? GBL_FEATURE_LOCKSTEP : 0 };
+        gbl_config ccfg = { .features = GBL_FEATURE_LOCKSTEP | 0x80u };
+        char err[256];
+        tep *eps[2];
+
+        memset(&p, 0, sizeof(p));
+        tep_path(p.path, sizeof(p.path));
+        p.srv.l = gbl_server_new(p.path, &scfg, &tep_callbacks, &p.srv, err, sizeof(err));
+        p.cli.l = gbl_client_new(p.path, &ccfg, &tep_callbacks, &p.cli, err, sizeof(err));
+        CU_ASSERT_FATAL(p.srv.l && p.cli.l);
+        eps[0] = &p.srv;
+        eps[1] = &p.cli;
+        CU_ASSERT_EQUAL(gbl_connect(p.cli.l), 0);
+        CU_ASSERT_FATAL(tep_run(eps, 2, both_up, &p, TIMEOUT));
+        uint32_t want_f = srv_offer ? GBL_FEATURE_LOCKSTEP : 0;
+        CU_ASSERT_EQUAL(gbl_features(p.srv.l), want_f);
+        CU_ASSERT_EQUAL(gbl_features(p.cli.l), want_f);
+        pair_close(&p);
+    }
 }
 
 /* ---- two processes, 10^6 records each way -------------------------------------------- */
@@ -998,6 +1090,9 @@ static const unit_test link_tests[] = {
     UNIT_TEST(test_gblink_full_ring_returns_eagain_then_resumes_without_loss),
     UNIT_TEST(test_gblink_ring_wraps_with_every_record_size),
     UNIT_TEST(test_gblink_link_carries_every_message_size_across_the_wrap),
+    UNIT_TEST(test_gblink_budget_limits_one_call_and_keeps_the_fd_readable),
+    UNIT_TEST(test_gblink_records_sent_before_the_peer_left_are_delivered_first),
+    UNIT_TEST(test_gblink_features_are_the_intersection_of_both_offers),
     UNIT_TESTS_END,
 };
 
