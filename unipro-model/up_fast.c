@@ -24,6 +24,7 @@ typedef struct fast_dir {
 
 typedef struct fast_msg {
     struct fast_msg *next;
+    struct fast_msg *all;   /* every block ever allocated, for up_fast_free */
     struct up_fast *owner;
     unsigned flow;
     uint32_t syms, first_syms, last_syms;
@@ -58,6 +59,7 @@ struct up_fast {
     fast_flow flows[FAST_MAX];
     unsigned n_flows;
     fast_msg *free_msgs;
+    fast_msg *all_msgs;
 };
 
 up_fast *up_fast_new(const sim_scheduler *s, const up_phy_params *pp, sim_time fwd)
@@ -79,9 +81,9 @@ void up_fast_free(up_fast *f)
         free(f->dirs[i]);
     for (unsigned i = 0; i < f->n_switches; i++)
         free(f->sw[i].out);
-    while (f->free_msgs) {
-        fast_msg *m = f->free_msgs;
-        f->free_msgs = m->next;
+    while (f->all_msgs) { /* messages still travelling too: their events die with the kernel */
+        fast_msg *m = f->all_msgs;
+        f->all_msgs = m->all;
         free(m);
     }
     free(f);
@@ -189,10 +191,16 @@ static void commit(up_fast *f, fast_dir *d, fast_msg *m, sim_time not_before, si
 static fast_msg *new_msg(up_fast *f, unsigned flow)
 {
     fast_msg *m = f->free_msgs;
-    if (m)
+    fast_msg *all;
+    if (m) {
         f->free_msgs = m->next;
-    else if (!(m = malloc(sizeof *m)))
-        return NULL;
+        all = m->all;
+    } else {
+        if (!(m = malloc(sizeof *m)))
+            return NULL;
+        all = f->all_msgs;
+        f->all_msgs = m;
+    }
     fast_flow *fl = &f->flows[flow];
     uint32_t len = fl->payload + fl->header, syms = 0, first = 0, last = 0;
     for (uint32_t off = 0; off < len || (!len && !syms); off += fl->segment) {
@@ -204,7 +212,7 @@ static fast_msg *new_msg(up_fast *f, unsigned flow)
         if (!len)
             break;
     }
-    *m = (fast_msg){ .owner = f, .flow = flow, .syms = syms, .first_syms = first, .last_syms = last,
+    *m = (fast_msg){ .all = all, .owner = f, .flow = flow, .syms = syms, .first_syms = first, .last_syms = last,
                      .t_submit = sim_now(f->s) };
     return m;
 }

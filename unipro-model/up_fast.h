@@ -23,6 +23,8 @@ typedef struct up_fast up_fast;
 /* A network on scheduler s with the given PHY timing parameters and switch forwarding
  * latency. NULL on no memory. */
 up_fast *up_fast_new(const sim_scheduler *s, const up_phy_params *pp, sim_time fwd_latency);
+/* Frees the network and its messages; free it before (or with) the kernel, whose pending
+ * events then refer to freed messages and must not run. */
 void up_fast_free(up_fast *f);
 
 /* Returns the node's index, or -ENOMEM / -EINVAL. */

@@ -36,6 +36,7 @@ struct up_node {
     /* per TC ring of active CPort ids */
     unsigned *ring[2];
     unsigned ring_head[2], ring_count[2];
+    unsigned ring_mask;      /* ring capacity - 1 (a power of two >= cports) */
     up_node_stats st;
 };
 
@@ -81,8 +82,12 @@ up_node *up_node_new(up_env *env, const up_node_cfg *cfg, const up_node_ops *ops
     n->ops = ops;
     n->ctx = ctx;
     n->cports = calloc(cfg->cports, sizeof *n->cports);
-    n->ring[0] = calloc(cfg->cports, sizeof(unsigned));
-    n->ring[1] = calloc(cfg->cports, sizeof(unsigned));
+    unsigned cap = 1;
+    while (cap < cfg->cports)
+        cap <<= 1;
+    n->ring_mask = cap - 1;
+    n->ring[0] = calloc(cap, sizeof(unsigned));
+    n->ring[1] = calloc(cap, sizeof(unsigned));
     n->port = up_port_new(env, &cfg->dl, &node_upper, n);
     if (!n->cports || !n->ring[0] || !n->ring[1] || !n->port) {
         up_node_free(n);
@@ -162,7 +167,7 @@ static void activate(up_node *n, unsigned id)
     if (c->active || !has_work(c))
         return;
     unsigned tc = c->cfg.tc;
-    n->ring[tc][(n->ring_head[tc] + n->ring_count[tc]) % n->cfg.cports] = id;
+    n->ring[tc][(n->ring_head[tc] + n->ring_count[tc]) & n->ring_mask] = id;
     n->ring_count[tc]++;
     c->active = true;
     up_port_kick(n->port, tc);
@@ -330,11 +335,11 @@ static int node_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out)
         int r = has_work(c) ? next_segment(n, c, credits, out) : UP_PULL_EMPTY;
         if (r == UP_PULL_NO_CREDIT)
             return r;
-        n->ring_head[tc] = (n->ring_head[tc] + 1) % n->cfg.cports;
+        n->ring_head[tc] = (n->ring_head[tc] + 1) & n->ring_mask;
         n->ring_count[tc]--;
         c->active = false;
         if (has_work(c)) { /* round robin: back of the ring */
-            n->ring[tc][(n->ring_head[tc] + n->ring_count[tc]) % n->cfg.cports] = id;
+            n->ring[tc][(n->ring_head[tc] + n->ring_count[tc]) & n->ring_mask] = id;
             n->ring_count[tc]++;
             c->active = true;
         }

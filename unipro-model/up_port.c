@@ -233,7 +233,8 @@ static void commit(up_port *p, up_slot *n, sim_time start, sim_time extra)
     }
     p->busy_until = n->end;
     up_slot *slot = &p->pipe[(p->pipe_head + p->pipe_count) % UP_PIPE_MAX];
-    *slot = *n;
+    if (slot != n)
+        *slot = *n;
     p->pipe_count++;
     if (sim_schedule(p->s, slot->arrive - now, port_arrive, p, &slot->ev) != 0)
         abort(); /* the kernel cannot grow: nothing sensible can continue */
@@ -442,7 +443,11 @@ static void commit_control(up_port *p, unsigned kind, unsigned tc)
 static bool try_data(up_port *p, unsigned tc)
 {
     up_txtc *t = &p->tx[tc];
-    up_slot n;
+    /* TC0 fills the next pipe slot in place; TC1 may take slots back first, so it builds
+     * its slot aside */
+    up_slot local;
+    up_slot *np = tc ? &local : &p->pipe[(p->pipe_head + p->pipe_count) % UP_PIPE_MAX];
+#define n (*np)
     sim_time extra = 0;
     sim_time not_before = 0;
     if (t->has_suspended) {
@@ -475,11 +480,10 @@ static bool try_data(up_port *p, unsigned tc)
             stall_begin(p, tc);
             return false;
         }
-        if (r != UP_PULL_OK || !f) {
+        if (t->stalled)
             stall_end(p, tc);
+        if (r != UP_PULL_OK || !f)
             return false;
-        }
-        stall_end(p, tc);
         f->tc = (uint8_t)tc;
         f->seq = t->base_seq + t->rb_count;
         f->flags |= UP_FRAME_SENT;
@@ -503,8 +507,9 @@ static bool try_data(up_port *p, unsigned tc)
     n.symbols = up_frame_symbols(n.f.len);
     if (tc)
         make_room(p, 1);
-    commit(p, &n, not_before, extra);
+    commit(p, np, not_before, extra);
     return true;
+#undef n
 }
 
 static void pump_once(up_port *p);
