@@ -178,7 +178,9 @@ void gb_svc_start(gb_svc *svc, sim_time now)
 void gb_svc_ap_lost(gb_svc *svc, sim_time now)
 {
     svc->now = now;
-    svc_log(svc, GB_SVC_LOG_INFO, "svc: AP gone; forgetting routes, connections and device ids");
+    bool had = svc->hs != SVC_HS_IDLE || svc->route_count || gb_svc_conn_count(svc->conns);
+    svc_log(svc, had ? GB_SVC_LOG_INFO : GB_SVC_LOG_DEBUG,
+            "svc: AP gone; forgetting routes, connections and device ids");
     svc->hs = SVC_HS_IDLE;
     svc->pending = false;
     svc->ev_count = 0;
