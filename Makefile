@@ -103,7 +103,7 @@ asan:
 integration: all
 	$(Q)scripts/run-integration.sh $(INTEGRATION_TESTS)
 
-test: unit integration
+test: unit scenarios integration
 
 clean:
 	rm -rf build

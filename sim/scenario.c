@@ -19,6 +19,19 @@ static char *dupstr(const char *s)
     return s ? strdup(s) : NULL;
 }
 
+int sc_error(lua_State *L, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    luaL_where(L, 1);
+    lua_pushstring(L, msg);
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
 sim_scenario *sc_from_lua(lua_State *L)
 {
     void *ud = NULL;
@@ -134,7 +147,7 @@ static void deadline_hook(lua_State *L, lua_Debug *ar)
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (now.tv_sec > sc->deadline.tv_sec ||
         (now.tv_sec == sc->deadline.tv_sec && now.tv_nsec >= sc->deadline.tv_nsec))
-        luaL_error(L, "the scenario ran past its time limit of %u s (an endless loop?)",
+        sc_error(L, "the scenario ran past its time limit of %u s (an endless loop?)",
                    sc->cfg.timeout_s);
 }
 

@@ -81,7 +81,7 @@ static unsigned check_slot(lua_State *L, int arg)
     lua_Integer slot = luaL_checkinteger(L, arg);
     unsigned n = gb_svc_num_slots(sc->t.svc(sc->t.ctx));
     if (slot < 0 || slot >= (lua_Integer)n)
-        luaL_error(L, "slot %d does not exist (the frame has slots 0..%u)", (int)slot, n - 1);
+        sc_error(L, "slot %d does not exist (the frame has slots 0..%u)", (int)slot, n - 1);
     return (unsigned)slot;
 }
 
@@ -89,7 +89,7 @@ static uint8_t check_intf_id(lua_State *L, int arg)
 {
     lua_Integer id = luaL_checkinteger(L, arg);
     if (id < 0 || id > 255)
-        luaL_error(L, "interface id %d is out of range (0..255)", (int)id);
+        sc_error(L, "interface id %d is out of range (0..255)", (int)id);
     return (uint8_t)id;
 }
 
@@ -137,12 +137,12 @@ static int l_insert(lua_State *L)
     char err[320];
     vm_module *m = load_module(sc, spec, err, sizeof err);
     if (!m)
-        return luaL_error(L, "gbvp.insert: %s", err);
+        return sc_error(L, "gbvp.insert: %s", err);
     int rc = gb_slots_insert(sc->t.slots(sc->t.ctx), slot, m, sc->t.now(sc->t.ctx), err,
                              sizeof err);
     vm_module_free(m);
     if (rc)
-        return luaL_error(L, "gbvp.insert(%d, '%s'): %s", (int)slot, spec, err);
+        return sc_error(L, "gbvp.insert(%d, '%s'): %s", (int)slot, spec, err);
     sc_emit(sc, SIM_SCENARIO_EV_INSERTED, slot, spec);
     if (do_settle)
         settle(L, sc);
@@ -157,7 +157,7 @@ static int l_remove(lua_State *L)
     unsigned slot = check_slot(L, 1);
     int rc = gb_slots_remove(sc->t.slots(sc->t.ctx), slot, sc->t.now(sc->t.ctx));
     if (rc == -ENOENT)
-        return luaL_error(L, "gbvp.remove(%d): the slot is empty", (int)slot);
+        return sc_error(L, "gbvp.remove(%d): the slot is empty", (int)slot);
     sc_emit(sc, SIM_SCENARIO_EV_REMOVED, slot, NULL);
     settle(L, sc);
     return 0;
@@ -191,7 +191,7 @@ static double check_ms(lua_State *L, int arg, const char *what)
 {
     lua_Number ms = luaL_checknumber(L, arg);
     if (!(ms >= 0 && ms <= MAX_WAIT_MS))
-        luaL_error(L, "%s: %f ms is not a duration (0 .. 24 h)", what, (double)ms);
+        sc_error(L, "%s: %f ms is not a duration (0 .. 24 h)", what, (double)ms);
     return (double)ms;
 }
 
@@ -226,7 +226,7 @@ static int l_wait_for(lua_State *L)
     double timeout = check_ms(L, 2, "gbvp.wait_for timeout");
     double step = luaL_optnumber(L, 3, 10);
     if (!(step > 0 && step <= MAX_WAIT_MS))
-        return luaL_error(L, "gbvp.wait_for: step %f ms must be above 0", step);
+        return sc_error(L, "gbvp.wait_for: step %f ms must be above 0", step);
     char at[256];
     where(L, at, sizeof at);
     double waited = 0;
@@ -240,7 +240,7 @@ static int l_wait_for(lua_State *L)
             return 1;
         }
         if (waited >= timeout)
-            return luaL_error(L, "gbvp.wait_for: condition still false after %.0f ms of "
+            return sc_error(L, "gbvp.wait_for: condition still false after %.0f ms of "
                               "simulated time", timeout);
         double d = step < timeout - waited ? step : timeout - waited;
         sc->t.advance(sc->t.ctx, ms_to_time(d));
@@ -327,7 +327,7 @@ static void *backend(lua_State *L, backend_fn fn, const char *kind)
     unsigned slot = check_slot(L, 1);
     gb_slots *slots = sc->t.slots(sc->t.ctx);
     if (!gb_slots_module_name(slots, slot))
-        luaL_error(L, "slot %d is empty: no %s to drive", (int)slot, kind);
+        sc_error(L, "slot %d is empty: no %s to drive", (int)slot, kind);
     for (unsigned i = 0; i < MAX_INTF_PER_MODULE; i++) {
         vm_interface *intf = gb_slots_interface(slots, slot, i);
         if (!intf)
@@ -336,7 +336,7 @@ static void *backend(lua_State *L, backend_fn fn, const char *kind)
         if (b)
             return b;
     }
-    luaL_error(L, "the module in slot %d (%s) has no %s", (int)slot,
+    sc_error(L, "the module in slot %d (%s) has no %s", (int)slot,
                gb_slots_module_name(slots, slot), kind);
     return NULL;
 }
@@ -361,14 +361,14 @@ static int l_gpio_set(lua_State *L)
     luaL_checkany(L, 3);
     bool level = lua_isboolean(L, 3) ? lua_toboolean(L, 3) : luaL_checkinteger(L, 3) != 0;
     if (line < 0 || line >= (lua_Integer)vm_gpio_line_count(g))
-        return luaL_error(L, "gbvp.gpio_set: line %d does not exist (0..%u)", (int)line,
+        return sc_error(L, "gbvp.gpio_set: line %d does not exist (0..%u)", (int)line,
                           vm_gpio_line_count(g) - 1);
     int rc = vm_gpio_set_input(g, (unsigned)line, level);
     if (rc == -ENOTCONN)
-        return luaL_error(L, "gbvp.gpio_set: an interrupt was due on line %d but %s",
+        return sc_error(L, "gbvp.gpio_set: an interrupt was due on line %d but %s",
                           (int)line, errno_text(rc));
     if (rc < 0)
-        return luaL_error(L, "gbvp.gpio_set: %s", errno_text(rc));
+        return sc_error(L, "gbvp.gpio_set: %s", errno_text(rc));
     settle(L, sc);
     lua_pushboolean(L, rc == 1);
     return 1;
@@ -381,7 +381,7 @@ static int l_gpio_get(lua_State *L)
     lua_Integer line = luaL_checkinteger(L, 2);
     vm_gpio_line st;
     if (line < 0 || line > 0xffff || vm_gpio_get_line(g, (unsigned)line, &st))
-        return luaL_error(L, "gbvp.gpio_get: line %d does not exist (0..%u)", (int)line,
+        return sc_error(L, "gbvp.gpio_get: line %d does not exist (0..%u)", (int)line,
                           vm_gpio_line_count(g) - 1);
     lua_createtable(L, 0, 6);
     set_int(L, "value", vm_gpio_get_value(g, (unsigned)line));
@@ -412,13 +412,13 @@ static uint8_t check_psy_prop(lua_State *L, int arg)
     if (lua_type(L, arg) == LUA_TNUMBER) {
         lua_Integer p = luaL_checkinteger(L, arg);
         if (p < 0 || p > 255)
-            luaL_error(L, "property code %d is out of range", (int)p);
+            sc_error(L, "property code %d is out of range", (int)p);
         return (uint8_t)p;
     }
     const char *name = luaL_checkstring(L, arg);
     int p = vm_power_supply_property_by_name(name);
     if (p < 0)
-        luaL_error(L, "'%s' is not a power supply property (e.g. capacity, status, "
+        sc_error(L, "'%s' is not a power supply property (e.g. capacity, status, "
                    "voltage-now)", name);
     return (uint8_t)p;
 }
@@ -433,13 +433,13 @@ static int l_battery_set(lua_State *L)
     lua_Integer psy = luaL_optinteger(L, 4, 0);
     bool notify = lua_isnoneornil(L, 5) ? true : lua_toboolean(L, 5);
     if (v < INT32_MIN || v > INT32_MAX)
-        return luaL_error(L, "gbvp.battery_set: %I does not fit 32 bits", v);
+        return sc_error(L, "gbvp.battery_set: %lld does not fit 32 bits", (long long)v);
     if (psy < 0 || psy >= (lua_Integer)vm_power_supply_count(ps))
-        return luaL_error(L, "gbvp.battery_set: supply %d does not exist (0..%u)", (int)psy,
+        return sc_error(L, "gbvp.battery_set: supply %d does not exist (0..%u)", (int)psy,
                           vm_power_supply_count(ps) - 1);
     int rc = vm_power_supply_set(ps, (unsigned)psy, prop, (int32_t)v, notify);
     if (rc == -EINVAL)
-        return luaL_error(L, "gbvp.battery_set: the supply does not report property %d",
+        return sc_error(L, "gbvp.battery_set: the supply does not report property %d",
                           (int)prop);
     settle(L, sc);
     lua_pushboolean(L, rc == 0);
@@ -454,7 +454,7 @@ static int l_battery_get(lua_State *L)
     lua_Integer psy = luaL_optinteger(L, 3, 0);
     int32_t v;
     if (psy < 0 || psy > 255 || vm_power_supply_get(ps, (unsigned)psy, prop, &v))
-        return luaL_error(L, "gbvp.battery_get: supply %d has no property %d", (int)psy,
+        return sc_error(L, "gbvp.battery_get: supply %d has no property %d", (int)psy,
                           (int)prop);
     lua_pushinteger(L, v);
     return 1;
@@ -484,20 +484,20 @@ static int l_hid_input(lua_State *L)
     if (lua_istable(L, 2)) {
         n = (size_t)luaL_len(L, 2);
         if (n > sizeof buf)
-            return luaL_error(L, "gbvp.hid_input: %d bytes, reports have at most %u",
+            return sc_error(L, "gbvp.hid_input: %d bytes, reports have at most %u",
                               (int)n, VM_HID_MAX_REPORT);
         for (size_t i = 0; i < n; i++) {
             lua_geti(L, 2, (lua_Integer)i + 1);
             lua_Integer b = lua_tointeger(L, -1);
             if (!lua_isinteger(L, -1) || b < 0 || b > 255)
-                return luaL_error(L, "gbvp.hid_input: byte %d is not 0..255", (int)i + 1);
+                return sc_error(L, "gbvp.hid_input: byte %d is not 0..255", (int)i + 1);
             buf[i] = (uint8_t)b;
             lua_pop(L, 1);
         }
     } else {
         const char *s = luaL_checklstring(L, 2, &n);
         if (n > sizeof buf)
-            return luaL_error(L, "gbvp.hid_input: %d bytes, reports have at most %u",
+            return sc_error(L, "gbvp.hid_input: %d bytes, reports have at most %u",
                               (int)n, VM_HID_MAX_REPORT);
         memcpy(buf, s, n);
     }
@@ -505,11 +505,11 @@ static int l_hid_input(lua_State *L)
     if (rc == -EINVAL) {
         vm_hid_state st;
         vm_hid_get_state(h, &st);
-        return luaL_error(L, "gbvp.hid_input: %d bytes, the device's input report has %d",
+        return sc_error(L, "gbvp.hid_input: %d bytes, the device's input report has %d",
                           (int)n, (int)st.input_size);
     }
     if (rc)
-        return luaL_error(L, "gbvp.hid_input: report not sent: %s", errno_text(rc));
+        return sc_error(L, "gbvp.hid_input: report not sent: %s", errno_text(rc));
     settle(L, sc);
     return 0;
 }
@@ -539,10 +539,10 @@ static int l_uart_send(lua_State *L)
     size_t n;
     const char *s = luaL_checklstring(L, 2, &n);
     if (n == 0)
-        return luaL_error(L, "gbvp.uart_send: nothing to send");
+        return sc_error(L, "gbvp.uart_send: nothing to send");
     int rc = vm_uart_inject_rx(u, (const uint8_t *)s, n, 0);
     if (rc)
-        return luaL_error(L, "gbvp.uart_send: %s", errno_text(rc));
+        return sc_error(L, "gbvp.uart_send: %s", errno_text(rc));
     settle(L, sc);
     return 0;
 }
@@ -552,7 +552,7 @@ static int l_uart_read(lua_State *L)
 {
     vm_uart *u = backend(L, uart_of, "UART");
     if (vm_uart_get_backend(u) != VM_UART_CAPTURE)
-        return luaL_error(L, "gbvp.uart_read: the UART does not use the capture backend");
+        return sc_error(L, "gbvp.uart_read: the UART does not use the capture backend");
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     uint8_t buf[1024];
@@ -583,7 +583,7 @@ static uint16_t check_i2c_addr(lua_State *L, int arg)
 {
     lua_Integer a = luaL_checkinteger(L, arg);
     if (a < 0 || a > 0x3ff)
-        luaL_error(L, "I2C address 0x%x is out of range", (unsigned)a);
+        sc_error(L, "I2C address 0x%x is out of range", (unsigned)a);
     return (uint16_t)a;
 }
 
@@ -596,12 +596,12 @@ static int l_i2c_write(lua_State *L)
     size_t n;
     const char *s = luaL_checklstring(L, 4, &n);
     if (off < 0 || off > (lua_Integer)VM_I2C_EEPROM_SIZE)
-        return luaL_error(L, "gbvp.i2c_write: offset %d is outside the EEPROM", (int)off);
+        return sc_error(L, "gbvp.i2c_write: offset %d is outside the EEPROM", (int)off);
     int rc = vm_i2c_eeprom_write(bus, addr, (unsigned)off, (const uint8_t *)s, n);
     if (rc == -ENODEV)
-        return luaL_error(L, "gbvp.i2c_write: no EEPROM at address 0x%x", addr);
+        return sc_error(L, "gbvp.i2c_write: no EEPROM at address 0x%x", addr);
     if (rc)
-        return luaL_error(L, "gbvp.i2c_write: %d bytes at %d pass the end of the EEPROM",
+        return sc_error(L, "gbvp.i2c_write: %d bytes at %d pass the end of the EEPROM",
                           (int)n, (int)off);
     return 0;
 }
@@ -615,11 +615,11 @@ static int l_i2c_read(lua_State *L)
     uint8_t buf[VM_I2C_EEPROM_SIZE];
     if (off < 0 || len < 0 || off > (lua_Integer)VM_I2C_EEPROM_SIZE ||
         len > (lua_Integer)VM_I2C_EEPROM_SIZE - off)
-        return luaL_error(L, "gbvp.i2c_read: %d bytes at %d are outside the EEPROM",
+        return sc_error(L, "gbvp.i2c_read: %d bytes at %d are outside the EEPROM",
                           (int)len, (int)off);
     int rc = vm_i2c_eeprom_read(bus, addr, (unsigned)off, buf, (size_t)len);
     if (rc)
-        return luaL_error(L, "gbvp.i2c_read: no EEPROM at address 0x%x", addr);
+        return sc_error(L, "gbvp.i2c_read: no EEPROM at address 0x%x", addr);
     lua_pushlstring(L, (const char *)buf, (size_t)len);
     return 1;
 }
@@ -633,12 +633,12 @@ static int l_i2c_temperature(lua_State *L)
         lua_Integer mc = luaL_checkinteger(L, 3);
         if (mc < INT32_MIN || mc > INT32_MAX ||
             vm_i2c_lm75_set_temperature(bus, addr, (int32_t)mc))
-            return luaL_error(L, "gbvp.i2c_temperature: no LM75 at address 0x%x (or a "
+            return sc_error(L, "gbvp.i2c_temperature: no LM75 at address 0x%x (or a "
                               "temperature out of range)", addr);
     }
     int32_t v;
     if (vm_i2c_lm75_get_temperature(bus, addr, &v))
-        return luaL_error(L, "gbvp.i2c_temperature: no LM75 at address 0x%x", addr);
+        return sc_error(L, "gbvp.i2c_temperature: no LM75 at address 0x%x", addr);
     lua_pushinteger(L, v);
     return 1;
 }
@@ -648,14 +648,14 @@ static int l_i2c_temperature(lua_State *L)
 static int l_link(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    return luaL_error(L, "gbvp.link: the UniPro link model is not wired into the simulator "
+    return sc_error(L, "gbvp.link: the UniPro link model is not wired into the simulator "
                       "yet (target %s): link settings cannot be changed", sc->t.name);
 }
 
 static int l_fault(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    return luaL_error(L, "gbvp.fault: the UniPro link model is not wired into the simulator "
+    return sc_error(L, "gbvp.fault: the UniPro link model is not wired into the simulator "
                       "yet (target %s): faults cannot be injected", sc->t.name);
 }
 
@@ -668,10 +668,10 @@ static int l_pm_fault(lua_State *L)
     lua_Integer type = luaL_checkinteger(L, 2), status = luaL_checkinteger(L, 3);
     vm_interface *intf = gb_slots_interface(sc->t.slots(sc->t.ctx), slot, 0);
     if (!intf)
-        return luaL_error(L, "gbvp.pm_fault: slot %d is empty", (int)slot);
+        return sc_error(L, "gbvp.pm_fault: slot %d is empty", (int)slot);
     if (type < 0 || type > 255 || status < 0 || status > 255 ||
         vm_interface_set_pm_status(intf, (uint8_t)type, (uint8_t)status))
-        return luaL_error(L, "gbvp.pm_fault: control type 0x%x cannot be made to fail",
+        return sc_error(L, "gbvp.pm_fault: control type 0x%x cannot be made to fail",
                           (unsigned)type);
     return 0;
 }
@@ -685,23 +685,23 @@ static int l_guest(lua_State *L)
     const char *cmd = luaL_checkstring(L, 1);
     lua_Integer t = luaL_optinteger(L, 2, 10000);
     if (t <= 0 || t > 3600000)
-        return luaL_error(L, "gbvp.guest: timeout %d ms is not 1 .. 3600000", (int)t);
+        return sc_error(L, "gbvp.guest: timeout %d ms is not 1 .. 3600000", (int)t);
     if (!sc->cfg.agent)
-        return luaL_error(L, "gbvp.guest: no guest is attached (target %s runs without "
+        return sc_error(L, "gbvp.guest: no guest is attached (target %s runs without "
                           "QEMU); this step needs a guest with its agent", sc->t.name);
     sim_agent_result res = { 0 };
     int rc = sim_agent_run(sc->cfg.agent, cmd, (int)t, &res);
     if (rc != SIM_AGENT_OK)
-        return luaL_error(L, "gbvp.guest('%s'): %s", cmd, sim_agent_last_error(sc->cfg.agent));
+        return sc_error(L, "gbvp.guest('%s'): %s", cmd, sim_agent_last_error(sc->cfg.agent));
     if (res.kind == SIM_AGENT_TIMED_OUT) {
         sim_agent_result_clear(&res);
-        return luaL_error(L, "gbvp.guest('%s'): still running after %d ms, killed", cmd,
+        return sc_error(L, "gbvp.guest('%s'): still running after %d ms, killed", cmd,
                           (int)t);
     }
     if (res.kind == SIM_AGENT_START_FAILED) {
         int e = res.code;
         sim_agent_result_clear(&res);
-        return luaL_error(L, "gbvp.guest('%s'): the guest could not start it (errno %d)",
+        return sc_error(L, "gbvp.guest('%s'): the guest could not start it (errno %d)",
                           cmd, e);
     }
     lua_pushinteger(L, res.kind == SIM_AGENT_EXITED ? res.code : 128 + res.code);
@@ -836,7 +836,7 @@ static int l_interface_stats(lua_State *L)
                          ? gb_slots_interface(sc->t.slots(sc->t.ctx), slot, (unsigned)idx)
                          : NULL;
     if (!intf)
-        return luaL_error(L, "gbvp.interface_stats: no interface %d in slot %d", (int)idx,
+        return sc_error(L, "gbvp.interface_stats: no interface %d in slot %d", (int)idx,
                           (int)slot);
     vm_interface_stats st;
     vm_interface_get_stats(intf, &st);
@@ -869,7 +869,7 @@ static int l_random(lua_State *L)
         hi = luaL_checkinteger(L, 2);
     }
     if (lo > hi)
-        return luaL_error(L, "gbvp.random: interval is empty (%I > %I)", lo, hi);
+        return sc_error(L, "gbvp.random: interval is empty (%lld > %lld)", (long long)lo, (long long)hi);
     uint64_t span = (uint64_t)hi - (uint64_t)lo;
     uint64_t v = span == UINT64_MAX ? r : r % (span + 1);
     lua_pushinteger(L, (lua_Integer)((uint64_t)lo + v));
@@ -896,7 +896,7 @@ static int l_arg(lua_State *L)
         const char *v = a + nl + 1;
         if (lua_type(L, 2) == LUA_TNUMBER) {
             if (!lua_stringtonumber(L, v))
-                return luaL_error(L, "gbvp.arg: %s=%s is not a number", name, v);
+                return sc_error(L, "gbvp.arg: %s=%s is not a number", name, v);
             return 1;
         }
         lua_pushstring(L, v);
@@ -911,7 +911,7 @@ static int l_arg(lua_State *L)
 static void need(lua_State *L, const void *op, const char *fn)
 {
     if (!op)
-        luaL_error(L, "%s: target %s has no test AP (this needs the simulator-only target)",
+        sc_error(L, "%s: target %s has no test AP (this needs the simulator-only target)",
                    fn, SC(L)->t.name);
 }
 
@@ -927,7 +927,7 @@ static int l_ap_request(lua_State *L)
     lua_Integer rlen = luaL_optinteger(L, 5, 0);
     if (cport < 0 || cport > 0xffff || type < 1 || type > 0x7f || rlen < 0 || rlen > 2040 ||
         n > 2040)
-        return luaL_error(L, "gbvp.ap_request: bad cport, type (1..0x7f) or size");
+        return sc_error(L, "gbvp.ap_request: bad cport, type (1..0x7f) or size");
     uint8_t resp[2040];
     int rc = sc->t.ap_request(sc->t.ctx, intf, (uint16_t)cport, (uint8_t)type, payload, n,
                               resp, (size_t)rlen);
@@ -990,7 +990,7 @@ static int l_on_ap_step(lua_State *L)
     luaL_checktype(L, 2, LUA_TFUNCTION);
     sc->step_needle = strdup(needle);
     if (!sc->step_needle)
-        return luaL_error(L, "out of memory");
+        return sc_error(L, "out of memory");
     lua_pushvalue(L, 2);
     sc->step_hook_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     sc->t.ap_step_hook(sc->t.ctx, step_hook, sc);

@@ -46,6 +46,9 @@ uint64_t sc_random_u64(sim_scenario *sc);
 void sc_api_open(sim_scenario *sc);
 /* The error object gbvp.assert raises after recording its failure (stops the script). */
 void *sc_assert_abort_marker(void);
+/* luaL_error with the full printf format set: raises "file:line: message" naming the
+ * script line that called the running C function. */
+int sc_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The engine from inside a Lua C function. */
 sim_scenario *sc_from_lua(lua_State *L);
 

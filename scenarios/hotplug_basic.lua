@@ -1,0 +1,30 @@
+-- SPDX-License-Identifier: MIT
+-- Hot-plug, the plain case: a module goes into a slot, the AP enumerates it (interface
+-- activated, bundle bound), the module comes out and the AP forgets it; a different module
+-- in the same slot enumerates again with the same interface id.
+local slot = 0
+local id = gbvp.slot_interface(slot)
+
+gbvp.check_eq(gbvp.interface_state(id), "absent", "slot empty before insertion")
+gbvp.insert(slot, "sensor")
+local waited = gbvp.wait_for(function() return gbvp.interface_state(id) == "activated" end, 1000)
+gbvp.log(string.format("interface %d activated after %.0f ms", id, waited))
+local intf = gbvp.interface(id)
+gbvp.assert(intf.enabled, "sensor interface enabled by the AP")
+gbvp.check_eq(intf.bound_bundles, 1, "sensor's one bundle bound")
+gbvp.check(intf.device_id ~= 0, "the AP gave the interface a device id")
+gbvp.check(gbvp.ap_traced("GET_MANIFEST"), "the AP read the manifest")
+
+gbvp.remove(slot)
+gbvp.wait_for(function() return gbvp.interface_state(id) == "absent" end, 1000)
+gbvp.check_eq(gbvp.stats().connections, 0, "no connection left after removal")
+gbvp.check_eq(gbvp.module(slot), nil, "slot empty after removal")
+
+gbvp.insert(slot, "battery")
+gbvp.wait_for(function() return gbvp.interface(id).enabled end, 1000)
+gbvp.check_eq(gbvp.interface(id).bound_bundles, 1, "battery enumerates in the same slot")
+gbvp.remove(slot)
+
+local st = gbvp.stats()
+gbvp.check_eq(st.ap_bad_requests, 0, "the SVC refused no request of the AP")
+gbvp.check_eq(st.pending_events, 0, "every hot-plug event was acknowledged")

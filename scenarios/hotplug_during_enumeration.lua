@@ -1,0 +1,42 @@
+-- SPDX-License-Identifier: MIT
+-- A module pulled out while the AP is still enumerating it, at several points of 6.1's
+-- sequence: the AP abandons or finishes enumeration, tears everything down, and the slot
+-- works again afterwards.
+local points = {
+    "INTF_ACTIVATE",      -- the SVC boots the interface
+    "DME_PEER_GET",       -- reading DDBL1 / Ara ids
+    "ROUTE_CREATE",       -- the route to the control CPort
+    "GET_MANIFEST_SIZE",  -- control connection up
+    "GET_MANIFEST ",      -- manifest transfer
+    "BUNDLE_ACTIVATE",    -- bundle bring-up
+}
+local slot, id = 1, gbvp.slot_interface(1)
+
+for _, point in ipairs(points) do
+    local pulled = false
+    gbvp.on_ap_step(point, function(line)
+        if not pulled then
+            pulled = true
+            gbvp.remove(slot)
+        end
+    end)
+    gbvp.insert(slot, "sensor")
+    gbvp.on_ap_step(nil)
+    gbvp.check(pulled, "module pulled at " .. point)
+    gbvp.wait_for(function() return gbvp.interface_state(id) == "absent" end, 2000)
+    gbvp.check_eq(gbvp.stats().connections, 0, "no connection left after removal at " .. point)
+    local intf = gbvp.interface(id)
+    gbvp.check(not intf.present, "SVC has no interface in the slot after removal at " .. point)
+
+    -- the slot still works
+    gbvp.insert(slot, "sensor")
+    gbvp.wait_for(function() return gbvp.interface(id).enabled end, 1000)
+    gbvp.check_eq(gbvp.interface(id).bound_bundles, 1, "re-insertion after " .. point .. " enumerates")
+    gbvp.remove(slot)
+    gbvp.wait(100)
+end
+-- Requests the AP sends for an interface already gone are refused (the kernel logs them);
+-- what must not happen is an SVC request to the AP left unanswered.
+gbvp.log("SVC requests refused after removals: " .. gbvp.stats().ap_bad_requests)
+gbvp.check_eq(gbvp.stats().ap_timeouts, 0, "the AP answered every SVC request")
+gbvp.check_eq(gbvp.stats().pending_events, 0, "every hot-plug event was acknowledged")

@@ -1,0 +1,46 @@
+-- SPDX-License-Identifier: MIT
+-- A seeded random hot-plug storm: modules go in and out of random slots at random moments.
+-- The same --seed replays the same storm; --set cycles=N makes it longer (default 40).
+local cycles = gbvp.arg("cycles", 40)
+local modules = { "sensor", "battery", "vibrator", "uart", "loopback", "light", "keyboard" }
+local slots = 4
+local occupied = {}
+local inserts, removals = 0, 0
+gbvp.log(string.format("storm: %d cycles, seed %d", cycles, gbvp.seed()))
+
+for cycle = 1, cycles do
+    local slot = gbvp.random(0, slots - 1)
+    if occupied[slot] then
+        gbvp.remove(slot)
+        occupied[slot] = nil
+        removals = removals + 1
+    else
+        local name = modules[gbvp.random(#modules)]
+        gbvp.insert(slot, name)
+        occupied[slot] = name
+        inserts = inserts + 1
+    end
+    gbvp.wait(gbvp.random(0, 50))
+    -- every module the frame holds is enumerated, every empty slot is absent
+    for s = 0, slots - 1 do
+        local id = gbvp.slot_interface(s)
+        local state = gbvp.interface_state(id)
+        if occupied[s] then
+            if state ~= "activated" then
+                gbvp.assert(false, string.format("cycle %d: %s in slot %d enumerated", cycle,
+                            occupied[s], s), "interface state " .. state)
+            end
+        elseif state ~= "absent" then
+            gbvp.assert(false, string.format("cycle %d: slot %d empty", cycle, s),
+                        "interface state " .. state)
+        end
+    end
+end
+gbvp.check(true, string.format("%d insertions and %d removals kept the AP in step", inserts, removals))
+for s = 0, slots - 1 do
+    if occupied[s] then gbvp.remove(s) end
+end
+local st = gbvp.stats()
+gbvp.check_eq(st.connections, 0, "no connection left after the storm")
+gbvp.check_eq(st.pending_events, 0, "no hot-plug event left unacknowledged")
+gbvp.check_eq(st.ap_bad_requests, 0, "the SVC refused no request of the AP")

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+// The scenario engine against the simulator with the test AP: checks become TAP lines,
+// script errors name file:line, wait_for gives up at its timeout, the seed fixes
+// gbvp.random, the sandbox has no io/os, missing features fail loudly, JUnit is valid.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/scenario.h"
+#include "tests/unit/unit.h"
+
+typedef struct run {
+    sim_scenario_tap *t;
+    sim_scenario *sc;
+    char *tap;
+    size_t taplen;
+    FILE *f;
+    int rc;
+    unsigned inserted, removed, activated, assertions;
+} run;
+
+static void on_event(void *ctx, sim_scenario_event ev, unsigned slot, const char *text)
+{
+    run *r = ctx;
+    (void)slot;
+    (void)text;
+    r->inserted += ev == SIM_SCENARIO_EV_INSERTED;
+    r->removed += ev == SIM_SCENARIO_EV_REMOVED;
+    r->activated += ev == SIM_SCENARIO_EV_ACTIVATED;
+    r->assertions += ev == SIM_SCENARIO_EV_ASSERTION;
+}
+
+static void start(run *r, uint64_t seed, unsigned timeout_s, const char *const *args,
+                  size_t nargs)
+{
+    memset(r, 0, sizeof *r);
+    r->t = sim_scenario_tap_new(4, NULL, false);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->t);
+    r->f = open_memstream(&r->tap, &r->taplen);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->f);
+    sim_scenario_config c = { .seed = seed, .timeout_s = timeout_s, .tap = r->f,
+                              .args = args, .nargs = nargs, .event = on_event,
+                              .event_ctx = r };
+    char err[128];
+    r->sc = sim_scenario_new(&c, sim_scenario_tap_target(r->t), err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->sc);
+}
+
+static void run_string(run *r, const char *code)
+{
+    start(r, 1, 10, NULL, 0);
+    r->rc = sim_scenario_run_string(r->sc, "=t.lua", code);
+    fflush(r->f);
+}
+
+static void finish(run *r)
+{
+    sim_scenario_free(r->sc);
+    sim_scenario_tap_free(r->t);
+    fclose(r->f);
+    free(r->tap);
+}
+
+static bool error_has(run *r, const char *needle)
+{
+    const char *e = sim_scenario_error(r->sc);
+    if (!e || !strstr(e, needle)) {
+        fprintf(stderr, "\n    error '%s' lacks '%s'\n", e ? e : "(none)", needle);
+        return false;
+    }
+    return true;
+}
+
+static void test_scenario_checks_become_tap_lines_and_exit_status(void)
+{
+    run r;
+    run_string(&r, "local id = gbvp.insert(0, 'sensor')\n"
+                   "gbvp.check(gbvp.interface_state(id) == 'activated', 'enumerated')\n"
+                   "gbvp.check_eq(gbvp.module(0), 'sensor', 'slot 0 holds it')\n"
+                   "gbvp.remove(0)\n");
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_EQUAL(sim_scenario_passed(r.sc), 2);
+    CU_ASSERT_EQUAL(sim_scenario_failed(r.sc), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.tap, "ok 1 - enumerated\nok 2 - slot 0 holds it\n1..2\n"));
+    CU_ASSERT_EQUAL(r.inserted, 1);
+    CU_ASSERT_EQUAL(r.removed, 1);
+    CU_ASSERT_EQUAL(r.activated, 1);
+    CU_ASSERT_EQUAL(r.assertions, 2);
+    finish(&r);
+}
+
+static void test_scenario_failed_check_fails_the_run_and_names_its_line(void)
+{
+    run r;
+    run_string(&r, "gbvp.check(true, 'fine')\n\ngbvp.check_eq(1 + 1, 3, 'arith')\n"
+                   "gbvp.check(true, 'still runs')\n");
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_EQUAL(sim_scenario_failed(r.sc), 1);
+    CU_ASSERT_EQUAL(sim_scenario_passed(r.sc), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.tap, "not ok 2 - arith\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.tap, "message: \"got 2, expected 3\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.tap, "at: t.lua:3"));
+    CU_ASSERT_PTR_NULL(sim_scenario_error(r.sc));
+    finish(&r);
+}
+
+static void test_scenario_assert_stops_the_script(void)
+{
+    run r;
+    run_string(&r, "gbvp.assert(false, 'stop here')\ngbvp.check(true, 'never')\n");
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_EQUAL(sim_scenario_passed(r.sc), 0);
+    CU_ASSERT_EQUAL(sim_scenario_failed(r.sc), 1);
+    CU_ASSERT_PTR_NULL(sim_scenario_error(r.sc));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sim_scenario_first_failure(r.sc), "t.lua:1: stop here"));
+    finish(&r);
+}
+
+static void test_scenario_broken_file_reports_its_line(void)
+{
+    run r;
+    start(&r, 1, 10, NULL, 0);
+    r.rc = sim_scenario_run_file(r.sc, "tests/scenarios/broken.lua");
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_TRUE(error_has(&r, "tests/scenarios/broken.lua:7: attempt to call a nil value"));
+    finish(&r);
+}
+
+static void test_scenario_syntax_error_and_missing_file_are_errors(void)
+{
+    run r;
+    run_string(&r, "gbvp.check(true, 'a')\nlocal = 3\n");
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_TRUE(error_has(&r, "t.lua:2:"));
+    CU_ASSERT_EQUAL(sim_scenario_passed(r.sc), 0);
+    finish(&r);
+    start(&r, 1, 10, NULL, 0);
+    CU_ASSERT_EQUAL(sim_scenario_run_file(r.sc, "tests/scenarios/no-such.lua"), 1);
+    CU_ASSERT_TRUE(error_has(&r, "no-such.lua"));
+    finish(&r);
+}
+
+static void test_scenario_wait_for_gives_up_at_its_timeout(void)
+{
+    run r;
+    run_string(&r, "local t0 = gbvp.now()\n"
+                   "local ok, e = pcall(gbvp.wait_for, function() return false end, 250)\n"
+                   "gbvp.check(not ok, 'timed out')\n"
+                   "gbvp.check(gbvp.now() - t0 >= 250, 'waited 250 ms')\n"
+                   "gbvp.check(gbvp.now() - t0 < 300, 'not much longer')\n"
+                   "gbvp.wait_for(function() return false end, 100)\n");
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_EQUAL(sim_scenario_passed(r.sc), 3);
+    CU_ASSERT_TRUE(error_has(&r, "t.lua:6: gbvp.wait_for: condition still false after 100 ms"));
+    finish(&r);
+}
+
+static void test_scenario_same_seed_same_random_numbers(void)
+{
+    const char *code = "local s = ''\nfor i = 1, 20 do s = s .. gbvp.random(1000) .. ' ' end\n"
+                       "s = s .. math.random(5, 9)\ngbvp.log(s)\n";
+    char *out[3];
+    uint64_t seeds[3] = { 42, 42, 43 };
+    for (int i = 0; i < 3; i++) {
+        run r;
+        start(&r, seeds[i], 10, NULL, 0);
+        CU_ASSERT_EQUAL(sim_scenario_run_string(r.sc, "=t.lua", code), 0);
+        fflush(r.f);
+        out[i] = strdup(r.tap);
+        finish(&r);
+    }
+    CU_ASSERT_STRING_EQUAL(out[0], out[1]);
+    CU_ASSERT_STRING_NOT_EQUAL(out[0], out[2]);
+    for (int i = 0; i < 3; i++)
+        free(out[i]);
+}
+
+static void test_scenario_arg_reads_set_values(void)
+{
+    const char *args[] = { "cycles=7", "name=x" };
+    run r;
+    start(&r, 1, 10, args, 2);
+    CU_ASSERT_EQUAL(sim_scenario_run_string(r.sc, "=t.lua",
+                    "gbvp.check_eq(gbvp.arg('cycles', 3), 7, 'number')\n"
+                    "gbvp.check_eq(gbvp.arg('name'), 'x', 'string')\n"
+                    "gbvp.check_eq(gbvp.arg('other', 5), 5, 'default')\n"
+                    "gbvp.arg('name', 1)\n"), 1);
+    CU_ASSERT_EQUAL(sim_scenario_passed(r.sc), 3);
+    CU_ASSERT_TRUE(error_has(&r, "t.lua:4: gbvp.arg: name=x is not a number"));
+    finish(&r);
+}
+
+static void test_scenario_sandbox_has_no_io_or_os(void)
+{
+    run r;
+    run_string(&r, "gbvp.check(io == nil and os == nil and require == nil and load == nil"
+                   " and dofile == nil, 'no escape')\n");
+    CU_ASSERT_EQUAL(r.rc, 0);
+    finish(&r);
+}
+
+static void test_scenario_unwired_link_model_and_absent_guest_fail_loudly(void)
+{
+    run r;
+    run_string(&r, "gbvp.link(2, { gear = 1 })\n");
+    CU_ASSERT_TRUE(error_has(&r, "t.lua:1: gbvp.link: the UniPro link model is not wired"));
+    finish(&r);
+    run_string(&r, "gbvp.fault('drop', 0.1)\n");
+    CU_ASSERT_TRUE(error_has(&r, "gbvp.fault: the UniPro link model is not wired"));
+    finish(&r);
+    run_string(&r, "\ngbvp.guest('ls /sys/bus/greybus/devices', 1000)\n");
+    CU_ASSERT_TRUE(error_has(&r, "t.lua:2: gbvp.guest: no guest is attached"));
+    finish(&r);
+}
+
+static void test_scenario_bad_arguments_name_what_is_wrong(void)
+{
+    static const struct {
+        const char *code, *msg;
+    } cases[] = {
+        { "gbvp.insert(9, 'sensor')", "slot 9 does not exist (the frame has slots 0..3)" },
+        { "gbvp.insert(0, 'no-such-module')", "gbvp.insert:" },
+        { "gbvp.insert(0, 'sensor') gbvp.insert(0, 'battery')", "gbvp.insert(0, 'battery'):" },
+        { "gbvp.remove(1)", "gbvp.remove(1): the slot is empty" },
+        { "gbvp.gpio_set(0, 1, 1)", "slot 0 is empty: no GPIO controller" },
+        { "gbvp.insert(0, 'battery') gbvp.gpio_set(0, 1, 1)", "has no GPIO controller" },
+        { "gbvp.insert(0, 'sensor') gbvp.gpio_set(0, 99, 1)", "line 99 does not exist" },
+        { "gbvp.insert(0, 'battery') gbvp.battery_set(0, 'colour', 1)",
+          "'colour' is not a power supply property" },
+        { "gbvp.wait(-1)", "gbvp.wait: -1.000000 ms is not a duration" },
+        { "gbvp.wait(0/0)", "is not a duration" },
+        { "gbvp.interface_state(300)", "interface id 300 is out of range" },
+        { "gbvp.insert(0, 'sensor') gbvp.i2c_read(0, 0x48, 0, 1)", "no EEPROM at address 0x48" },
+        { "gbvp.insert(0, 'sensor') gbvp.i2c_read(0, 0x50, 250, 10)", "outside the EEPROM" },
+        { "gbvp.random(5, 1)", "gbvp.random: interval is empty" },
+        { "gbvp.insert(0, 'keyboard') gbvp.hid_input(0, 'abc')", "the device's input report has 8" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run r;
+        run_string(&r, cases[i].code);
+        CU_ASSERT_EQUAL(r.rc, 1);
+        CU_ASSERT_TRUE(error_has(&r, "t.lua:1: "));
+        CU_ASSERT_TRUE(error_has(&r, cases[i].msg));
+        finish(&r);
+    }
+}
+
+static void test_scenario_backends_reach_the_ap(void)
+{
+    run r;
+    run_string(&r,
+               "gbvp.insert(0, 'sensor')\n"
+               "gbvp.i2c_write(0, 0x50, 4, 'gbvp')\n"
+               "gbvp.check_eq(gbvp.i2c_read(0, 0x50, 4, 4), 'gbvp', 'eeprom')\n"
+               "gbvp.check_eq(gbvp.i2c_temperature(0, 0x48, 30500), 30500, 'lm75')\n"
+               "gbvp.insert(1, 'uart')\n"
+               "gbvp.uart_send(1, 'hello')\n"
+               "gbvp.check_eq(gbvp.uart_state(1).rx_bytes, 5, 'uart to the AP')\n"
+               "gbvp.check(gbvp.ap_traced('incoming request 0x03'), 'AP got RECEIVE_DATA')\n"
+               "gbvp.insert(2, 'keyboard')\n"
+               "local ok = pcall(gbvp.hid_input, 2, {0,0,4,0,0,0,0,0})\n"
+               "gbvp.check(not ok, 'no report before the AP powers the HID device')\n");
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_EQUAL(sim_scenario_passed(r.sc), 5);
+    finish(&r);
+}
+
+static void test_scenario_endless_loop_stops_at_the_time_limit(void)
+{
+    run r;
+    start(&r, 1, 1, NULL, 0);
+    CU_ASSERT_EQUAL(sim_scenario_run_string(r.sc, "=t.lua", "while true do end\n"), 1);
+    CU_ASSERT_TRUE(error_has(&r, "ran past its time limit of 1 s"));
+    finish(&r);
+}
+
+static void test_scenario_junit_escapes_and_counts(void)
+{
+    run r;
+    run_string(&r, "gbvp.check(true, 'a <b> & \"c\"')\ngbvp.check(false, 'd', 'x < y')\n"
+                   "error('boom')\n");
+    char path[] = "/tmp/gbvp-test-junit-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    CU_ASSERT_EQUAL(sim_scenario_write_junit(r.sc, path, "s&s"), 0);
+    FILE *f = fopen(path, "r");
+    char buf[4096] = { 0 };
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    unlink(path);
+    CU_ASSERT_TRUE(n > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<testsuite name=\"s&amp;s\" tests=\"3\" failures=\"1\" "
+                                       "errors=\"1\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "a &lt;b&gt; &amp; &quot;c&quot;"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<failure message=\"x &lt; y\">t.lua:2</failure>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<error message=\"t.lua:3: boom\">"));
+    CU_ASSERT_EQUAL(sim_scenario_write_junit(r.sc, "/nonexistent/dir/x.xml", "s"), -ENOENT);
+    finish(&r);
+}
+
+static const unit_test tests[] = {
+    UNIT_TEST(test_scenario_checks_become_tap_lines_and_exit_status),
+    UNIT_TEST(test_scenario_failed_check_fails_the_run_and_names_its_line),
+    UNIT_TEST(test_scenario_assert_stops_the_script),
+    UNIT_TEST(test_scenario_broken_file_reports_its_line),
+    UNIT_TEST(test_scenario_syntax_error_and_missing_file_are_errors),
+    UNIT_TEST(test_scenario_wait_for_gives_up_at_its_timeout),
+    UNIT_TEST(test_scenario_same_seed_same_random_numbers),
+    UNIT_TEST(test_scenario_arg_reads_set_values),
+    UNIT_TEST(test_scenario_sandbox_has_no_io_or_os),
+    UNIT_TEST(test_scenario_unwired_link_model_and_absent_guest_fail_loudly),
+    UNIT_TEST(test_scenario_bad_arguments_name_what_is_wrong),
+    UNIT_TEST(test_scenario_backends_reach_the_ap),
+    UNIT_TEST(test_scenario_endless_loop_stops_at_the_time_limit),
+    UNIT_TEST(test_scenario_junit_escapes_and_counts),
+    UNIT_TESTS_END,
+};
+
+static const unit_suite suites[] = {
+    { "scenario", tests, NULL, NULL },
+    UNIT_SUITES_END,
+};
+
+int main(int argc, char **argv)
+{
+    return unit_run(suites, argc, argv);
+}
