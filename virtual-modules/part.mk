@@ -28,6 +28,7 @@ VM_SRCS += virtual-modules/light.c
 VM_SRCS += virtual-modules/hid.c
 VM_SRCS += virtual-modules/vm_module.c
 VM_SRCS += virtual-modules/module_cli.c
+VM_SRCS += virtual-modules/backend_cmd.c
 $(eval $(call library,vm,$(VM_SRCS)))
 GBVP_LIBS += $(LIB_vm)
 
@@ -36,7 +37,8 @@ VM_TEST_SRCS := tests/unit/test_vm_main.c tests/unit/test_vm_harness.c \
 	tests/unit/test_vm_interface.c tests/unit/test_vm_behaviour.c tests/unit/test_vm_gpio.c \
 	tests/unit/test_vm_i2c.c tests/unit/test_vm_loopback.c tests/unit/test_vm_power_supply.c \
 	tests/unit/test_vm_uart.c tests/unit/test_vm_hid.c tests/unit/test_vm_light.c \
-	tests/unit/test_vm_vibrator.c tests/unit/test_vm_robustness.c
+	tests/unit/test_vm_vibrator.c tests/unit/test_vm_robustness.c \
+	tests/unit/test_vm_commands.c
 $(eval $(call unit_test,test_vm,$(VM_TEST_SRCS),$(LIB_vm)))
 
 # ---- manifests: library, unit tests, fuzz targets ----

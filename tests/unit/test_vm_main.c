@@ -16,6 +16,7 @@ int main(int argc, char **argv)
         {"vm_light", vmt_light_tests, 0, 0},
         {"vm_vibrator", vmt_vibrator_tests, 0, 0},
         {"vm_robustness", vmt_robustness_tests, 0, 0},
+        {"vm_commands", vmt_commands_tests, 0, 0},
         UNIT_SUITES_END,
     };
     return unit_run(suites, argc, argv);

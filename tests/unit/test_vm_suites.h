@@ -16,5 +16,6 @@ extern const unit_test vmt_hid_tests[];
 extern const unit_test vmt_light_tests[];
 extern const unit_test vmt_vibrator_tests[];
 extern const unit_test vmt_robustness_tests[];
+extern const unit_test vmt_commands_tests[];
 
 #endif

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// Text commands for the backends of an interface, so that scenarios, the control socket
+// and `gbvp sim`'s stdin can drive modules without C (docs/modules.md, "Commands").
+//
+//   gpio set LINE 0|1           gpio get LINE
+//   i2c temp ADDR MILLIDEGC     i2c read ADDR OFFSET LEN      i2c write ADDR OFFSET HEX
+//   uart send TEXT...           uart recv                     uart state
+//   battery set PROP VALUE      battery get PROP              battery notify
+//   hid report HEX              hid key USAGE                 hid state
+//   vibrator state              light get CHANNEL
+//   loopback ping | transfer LEN | sink LEN | stats
+//   pm TYPE STATUS              (control: answer BUNDLE_SUSPEND etc. with STATUS)
+//
+// A class name may carry a CPort: `gpio@3 set 0 1`; without it the first CPort of that
+// protocol is used. Numbers are decimal or 0x hex; PROP is a property name such as
+// `capacity` or `voltage-now`.
+#ifndef GBVP_VM_BACKEND_CMD_H
+#define GBVP_VM_BACKEND_CMD_H
+
+#include <stddef.h>
+
+#include "virtual-modules/vm_interface.h"
+
+/* Runs one command line. Returns 0 with the answer in reply ("" when there is nothing to
+ * say), or -1 with a message saying what is wrong. `now` is the simulated time (used by
+ * the vibrator's on-time). */
+int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char *reply,
+                       size_t len);
+
+#endif
