@@ -76,7 +76,13 @@ static void op_disconnect(void *self, uint16_t cport, sim_time now)
 
 static void op_receive(void *self, uint16_t cport, const uint8_t *msg, size_t len, sim_time now)
 {
-    vm_interface_receive(((slot_intf *)self)->vm, cport, msg, len, now);
+    slot_intf *si = self;
+    bool before = vm_interface_mode_switch_requested(si->vm);
+    vm_interface_receive(si->vm, cport, msg, len, now);
+    /* MODE_SWITCH: the module reboots into its new firmware and pokes the SVC's mailbox,
+     * which the SVC reports to the AP (the only mailbox event the SVC ever sends). */
+    if (!before && vm_interface_mode_switch_requested(si->vm))
+        gb_svc_intf_mailbox(si->svc, si->intf_id, GB_SVC_INTF_MAILBOX_GREYBUS, now);
 }
 
 const gb_svc_intf_ops gb_slots_vm_ops = {

@@ -113,6 +113,9 @@ int tap_runtime_suspend_all(tap *ap, uint8_t intf_id);
 /* `echo 1 > 1-M/eject` and `echo 0|1 > 1-M.I/power_state`. */
 int tap_eject(tap *ap, uint8_t module_id);
 int tap_power_state(tap *ap, uint8_t intf_id, bool on);
+/* A mode switch as the firmware-management driver requests it: clean disable, unidirectional
+ * MODE_SWITCH, wait for the SVC's mailbox event, re-enable. 0 or a negative errno. */
+int tap_mode_switch(tap *ap, uint8_t intf_id);
 /* One class request on the connection to (intf, cport), e.g. GPIO LINE_COUNT; 0 or errno. */
 int tap_functional(tap *ap, uint8_t intf_id, uint16_t cport);
 

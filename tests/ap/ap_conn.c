@@ -154,7 +154,23 @@ void tap_conn_disable(tap *ap, tap_intf *in, tap_conn *c)
     if (!c->control)
         control_cport_op(ap, in, GB_CONTROL_TYPE_DISCONNECTED, c->intf_cport, false,
                          "DISCONNECTED");
+    if (c->control && in->mode_switch) {
+        /* unidirectional MODE_SWITCH instead of DISCONNECTED; the SVC connection is torn
+         * down only once the mailbox event arrived (gb_connection_mode_switch_complete) */
+        uint8_t buf[GB_MSG_HEADER_SIZE];
+        size_t n = gb_msg_build(buf, sizeof buf, 0, GB_CONTROL_TYPE_MODE_SWITCH, 0, NULL, 0);
+        tap_trace(ap, "ctl %u MODE_SWITCH (unidirectional)", in->id);
+        tap_send_raw(ap, c->hd_cport, buf, n);
+        c->state = TAP_CONN_DISABLED;
+        return;
+    }
     c->state = TAP_CONN_DISABLED;
+    svc_conn_destroy(ap, in, c);
+    tap_arpc(ap, "CLEAR", c->hd_cport);
+}
+
+void tap_conn_mode_switch_complete(tap *ap, tap_intf *in, tap_conn *c)
+{
     svc_conn_destroy(ap, in, c);
     tap_arpc(ap, "CLEAR", c->hd_cport);
 }

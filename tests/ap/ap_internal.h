@@ -57,7 +57,7 @@ typedef struct tap_bundle {
 typedef struct tap_intf {
     uint8_t id;
     bool registered, active, enabled, disconnected, removed, ejected, suspended;
-    bool dme_read, mode_switch;
+    bool dme_read, mode_switch, mode_switch_done;
     uint8_t type; /* 0xff invalid (never activated) */
     uint8_t device_id;
     uint32_t quirks;
@@ -167,6 +167,7 @@ void tap_conn_disable_forced(tap *ap, tap_intf *in, tap_conn *c);
 tap_conn *tap_conn_create(tap *ap, tap_intf *in, uint16_t intf_cport, bool control,
                           bool handler, int bundle, uint8_t protocol);
 void tap_conn_destroy(tap *ap, tap_conn *c);
+void tap_conn_mode_switch_complete(tap *ap, tap_intf *in, tap_conn *c);
 
 /* ap_intf.c: module and interface life cycle. */
 void tap_module_inserted(tap *ap, uint8_t id, uint8_t count, uint16_t flags);

@@ -496,6 +496,8 @@ static void control_teardown(tap *ap, tap_intf *in)
         tap_conn_disable_forced(ap, in, c);
     else
         tap_conn_disable(ap, in, c);
+    if (in->mode_switch)
+        return; /* kept until the mailbox event (tap_mode_switch) */
     tap_conn_destroy(ap, c);
     in->control_hd_cport = 0;
 }
@@ -698,14 +700,17 @@ void tap_intf_mailbox(tap *ap, uint8_t intf_id, uint16_t result, uint32_t mailbo
         tap_trace(ap, "svc: unexpected mailbox event %u", intf_id);
         return;
     }
-    if (result || mailbox != GB_SVC_INTF_MAILBOX_GREYBUS || !in->mode_switch) {
+    if (!result && mailbox == GB_SVC_INTF_MAILBOX_GREYBUS && in->mode_switch) {
+        tap_trace(ap, "intf %u: mode switch detected", intf_id);
+        in->mode_switch_done = true;
+        return;
+    }
+    {
         tap_trace(ap, "intf %u: unexpected mailbox event 0x%08x (result %u)", intf_id, mailbox,
                   result);
         tap_intf_disable(ap, in);
         tap_intf_deactivate(ap, in);
-        return;
     }
-    tap_trace(ap, "intf %u: mode switch detected", intf_id);
 }
 
 void tap_intf_oops(tap *ap, uint8_t intf_id, uint8_t reason)
@@ -871,5 +876,39 @@ int tap_power_state(tap *ap, uint8_t intf_id, bool on)
     ret = tap_intf_enable(ap, in);
     if (ret)
         tap_intf_deactivate(ap, in);
+    return ret;
+}
+
+/* interface.c: gb_interface_request_mode_switch + gb_interface_mode_switch_work. */
+int tap_mode_switch(tap *ap, uint8_t intf_id)
+{
+    tap_intf *in = tap_find_intf(ap, intf_id);
+    if (!in || !in->enabled)
+        return -EINVAL;
+    in->mode_switch = true;
+    in->mode_switch_done = false;
+    uint16_t ctl = in->control_hd_cport;
+    tap_intf_disable(ap, in); /* bundles, then the control connection up to MODE_SWITCH */
+    for (int i = 0; i < 100 && !in->mode_switch_done; i++) {
+        size_t before = tap_trace_count(ap);
+        tap_run(ap); /* the mailbox event arrives on the SVC connection */
+        if (tap_trace_count(ap) == before && !in->mode_switch_done)
+            break;
+    }
+    tap_conn_mode_switch_complete(ap, in, &ap->conns[ctl]);
+    tap_conn_destroy(ap, &ap->conns[ctl]);
+    in->control_hd_cport = 0;
+    in->mode_switch = false;
+    if (!in->mode_switch_done) {
+        ap->now += SIM_MS(2000);
+        tap_trace(ap, "intf %u: mode switch timed out", intf_id);
+        tap_intf_deactivate(ap, in);
+        return -ETIMEDOUT;
+    }
+    int ret = tap_intf_enable(ap, in);
+    if (ret) {
+        tap_trace(ap, "intf %u: failed to re-enable interface: %d", intf_id, ret);
+        tap_intf_deactivate(ap, in);
+    }
     return ret;
 }

@@ -377,6 +377,28 @@ static void test_ap_bad_svc_requests_after_hello_are_rejected_by_the_ap(void)
     ap_down();
 }
 
+static void test_ap_mode_switch_gets_the_mailbox_event_and_reenumerates(void)
+{
+    ap_up(4);
+    tap_insert(AP, 0, "sensor");
+    tap_trace_clear(AP);
+    CU_ASSERT_EQUAL(tap_mode_switch(AP, 2), 0);
+    const char *seq[] = { "ctl 2 BUNDLE_DEACTIVATE -> 0", "ctl 2 DISCONNECTING 0 -> 0",
+                          "cport 1 SHUTDOWN phase 2 -> 0", "ctl 2 MODE_SWITCH (unidirectional)",
+                          "intf 2: mode switch detected", "svc CONN_DESTROY 1 -> 0",
+                          "arpc CLEAR 1", "svc DME_PEER_GET 2 -> 0", "ctl 2 GET_MANIFEST -> 0",
+                          "ctl 2 BUNDLE_ACTIVATE -> 0" };
+    CU_ASSERT_TRUE(traced_in_order(seq, sizeof seq / sizeof seq[0]));
+    CU_ASSERT_FALSE(traced("INTF_DEACTIVATE_PREPARE")); /* not in a mode switch */
+    CU_ASSERT_FALSE(traced("-> -"));
+    CU_ASSERT_TRUE(tap_interface(AP, 2).enabled);
+    CU_ASSERT_EQUAL(tap_functional_ok(AP, 0x02), 2);
+    /* a second mailbox event nobody asked for would disable the interface: none is sent */
+    tap_advance(AP, SIM_MS(3000));
+    CU_ASSERT_FALSE(traced("unexpected mailbox event"));
+    ap_down();
+}
+
 /* A broken interface for the enable error paths: correct DME identity, but its control
  * CPort serves a bad manifest (or a bad version). Only what these tests need. */
 typedef enum broken_mode { BROKEN_GARBAGE, BROKEN_SIZE_ZERO, BROKEN_VERSION } broken_mode;
@@ -512,6 +534,7 @@ static const unit_test ap_tests[] = {
     UNIT_TEST(test_ap_eject_releases_the_module_and_the_svc_reports_removal),
     UNIT_TEST(test_ap_power_state_off_and_on_reactivates_without_dme_rereads),
     UNIT_TEST(test_ap_runtime_pm_suspends_and_resumes_keeping_module_state),
+    UNIT_TEST(test_ap_mode_switch_gets_the_mailbox_event_and_reenumerates),
     UNIT_TEST(test_ap_removal_while_suspended_fails_resume_fast),
     UNIT_TEST(test_ap_requests_on_closed_connections_get_no_answer),
     UNIT_TEST(test_ap_unknown_operation_types_are_answered_with_errors),
