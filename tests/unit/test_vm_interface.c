@@ -126,6 +126,22 @@ static void test_dme_init_status_is_rearmed_on_every_activation(void)
     vmt_down(&t);
 }
 
+static void test_dme_es2_product_reports_init_status_in_tst_src_increment(void)
+{
+    vmt t;
+    CU_ASSERT_FATAL(vmt_up(&t, simple_gpio_mnfs,
+                           "[interface]\nddbl1-product-id = 0x1000\ninit-status = 0x03000000\n",
+                           NULL, 0));
+    uint32_t v = 0;
+    CU_ASSERT_EQUAL(vm_interface_dme_get(t.intf, VM_DME_DDBL1_PRODUCTID, 0, &v), 0);
+    CU_ASSERT_EQUAL(v, 0x1000);
+    CU_ASSERT_EQUAL(vm_interface_dme_get(t.intf, VM_DME_T_TST_SRC_INCREMENT, 0, &v), 0);
+    CU_ASSERT_EQUAL(v, 0x03);
+    CU_ASSERT_EQUAL(vm_interface_dme_get(t.intf, VM_DME_TOSHIBA_INIT_STATUS, 0, &v), 0);
+    CU_ASSERT_EQUAL(v, 0x03000000);
+    vmt_down(&t);
+}
+
 static void test_dme_errors_use_unipro_result_codes(void)
 {
     vmt t;
@@ -425,6 +441,7 @@ const unit_test vmt_interface_tests[] = {
     UNIT_TEST(test_gb_result_maps_to_kernel_errno),
     UNIT_TEST(test_dme_reports_toshiba_ids_and_serial),
     UNIT_TEST(test_dme_init_status_is_rearmed_on_every_activation),
+    UNIT_TEST(test_dme_es2_product_reports_init_status_in_tst_src_increment),
     UNIT_TEST(test_dme_errors_use_unipro_result_codes),
     UNIT_TEST(test_activate_needs_vsys_refclk_and_unipro),
     UNIT_TEST(test_connect_refuses_cports_not_in_manifest),
