@@ -329,7 +329,7 @@ void gb_svc_from_ap(gb_svc *svc, uint16_t hd_cport, const uint8_t *msg, size_t l
         if (gb_msg_header_decode(msg, len, &h) == 0)
             v = gb_svc_path_resolve(svc, svc->cfg.ap_intf_id, hd_cport, &p);
         if (v == GB_SVC_PATH_OK) {
-            gb_svc_path_deliver(svc, &p, msg, len, now);
+            gb_svc_path_send(svc, &p, msg, len, now);
         } else {
             svc->stats.dropped++;
             svc_log(svc, GB_SVC_LOG_WARN, "path: AP hd CPort %u: %zu bytes dropped (%s)",

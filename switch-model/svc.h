@@ -23,6 +23,7 @@
 #include "switch-model/route_table.h"
 
 typedef struct gb_svc gb_svc;
+typedef struct gb_svc_path gb_svc_path; /* below */
 
 #define GB_SVC_SLOTS_MAX 29u /* DeviceIDs 2..31 bound the interfaces the AP can route */
 
@@ -77,6 +78,12 @@ typedef struct gb_svc_env {
     /* A link's power mode was changed by INTF_SET_PWRM (hook for the link model). May be
      * NULL. `req` is the 63-byte request payload (greybus-reference.md 3.2.1). */
     void (*power_mode)(void *ctx, uint8_t intf_id, const uint8_t *req, size_t len);
+    /* The network between CPorts (hook for the timed switch). NULL: messages are delivered
+     * at once. Otherwise every message that resolved to a path is handed over here (copy
+     * it; `msg` lives only during the call) and the callee calls gb_svc_path_deliver when
+     * it has crossed the links and the switch. */
+    void (*transit)(void *ctx, const struct gb_svc_path *p, const uint8_t *msg, size_t len,
+                    sim_time now);
     void *ctx;
 } gb_svc_env;
 
@@ -153,12 +160,12 @@ typedef enum gb_svc_path_verdict {
     GB_SVC_PATH_BAD_MESSAGE,   /* not a valid Greybus message */
 } gb_svc_path_verdict;
 
-typedef struct gb_svc_path {
+struct gb_svc_path {
     uint8_t src_intf, dst_intf;
     uint16_t src_cport, dst_cport;
     uint8_t src_device_id, dst_device_id;
     unsigned in_port, out_port; /* switch ports */
-} gb_svc_path;
+};
 
 /* Where a message leaving (src_intf, src_cport) goes, counting the outcome in the
  * routing table's statistics. Does not deliver. */

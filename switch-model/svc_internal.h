@@ -104,6 +104,10 @@ bool svc_intf_known(const gb_svc *svc, uint8_t intf_id);
 bool svc_intf_linked(const svc_intf *in);
 void svc_intf_power(gb_svc *svc, svc_intf *in, gb_svc_power_event ev);
 
+/* svc_path.c: a resolved message enters the network (transit hook or direct delivery). */
+void gb_svc_path_send(gb_svc *svc, const gb_svc_path *p, const uint8_t *msg, size_t len,
+                      sim_time now);
+
 /* svc_ops.c: one request from the AP on the SVC connection (header already decoded). */
 void svc_handle_request(gb_svc *svc, const gb_msg_header *h, const uint8_t *payload,
                         size_t plen);

@@ -78,7 +78,16 @@ void gb_svc_from_intf(gb_svc *svc, uint8_t intf_id, uint16_t cport, const uint8_
                 intf_id, cport, len, gb_svc_path_verdict_name(v));
         return;
     }
-    gb_svc_path_deliver(svc, &p, msg, len, now);
+    gb_svc_path_send(svc, &p, msg, len, now);
+}
+
+void gb_svc_path_send(gb_svc *svc, const gb_svc_path *p, const uint8_t *msg, size_t len,
+                      sim_time now)
+{
+    if (svc->env.transit)
+        svc->env.transit(svc->env.ctx, p, msg, len, now);
+    else
+        gb_svc_path_deliver(svc, p, msg, len, now);
 }
 
 const char *gb_svc_path_verdict_name(gb_svc_path_verdict v)

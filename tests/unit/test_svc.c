@@ -770,6 +770,59 @@ static void test_svc_data_path_follows_the_connection_table_and_routes(void)
     world_fini();
 }
 
+typedef struct held {
+    gb_svc_path p;
+    uint8_t msg[64];
+    size_t len;
+    unsigned count;
+} held;
+
+static held HELD;
+
+static void hold(void *ctx, const gb_svc_path *p, const uint8_t *msg, size_t len, sim_time now)
+{
+    (void)ctx, (void)now;
+    HELD.p = *p;
+    HELD.len = len < sizeof HELD.msg ? len : sizeof HELD.msg;
+    memcpy(HELD.msg, msg, HELD.len);
+    HELD.count++;
+}
+
+static void test_svc_transit_hook_holds_messages_until_delivered(void)
+{
+    memset(&HELD, 0, sizeof HELD);
+    memset(&W, 0, sizeof W);
+    W.next_id = 1;
+    gb_svc_config c = { .num_slots = 2 };
+    gb_svc_env env = { .to_ap = to_ap, .transit = hold, .ctx = &W };
+    char err[64];
+    W.svc = gb_svc_new(&c, &env, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(W.svc);
+    handshake();
+    stub_intf g;
+    insert_stub(&g, 0, GB_SVC_INTF_TYPE_GREYBUS);
+    answer(0);
+    activate(2, 2);
+    CU_ASSERT_EQUAL(conn_create(7, 2, 1), 0);
+    uint8_t msg[9] = { 9, 0, 3, 0, 0x02, 0, 0, 0, 0x42 };
+    gb_svc_from_ap(W.svc, 7, msg, sizeof msg, SIM_US(5));
+    CU_ASSERT_EQUAL(HELD.count, 1);
+    CU_ASSERT_EQUAL(g.received, 0); /* still in the network */
+    CU_ASSERT_EQUAL(HELD.p.src_intf, 1);
+    CU_ASSERT_EQUAL(HELD.p.dst_intf, 2);
+    CU_ASSERT_EQUAL(HELD.p.dst_cport, 1);
+    CU_ASSERT_EQUAL(HELD.p.in_port, 1);
+    CU_ASSERT_EQUAL(HELD.p.out_port, 2);
+    gb_svc_path_deliver(W.svc, &HELD.p, HELD.msg, HELD.len, SIM_US(9));
+    CU_ASSERT_EQUAL(g.received, 1);
+    CU_ASSERT_EQUAL(g.last_cport, 1);
+    /* the SVC's own connection does not cross the data network */
+    uint8_t result;
+    request(GB_SVC_TYPE_PING, NULL, 0, &result, NULL, 0);
+    CU_ASSERT_EQUAL(HELD.count, 1);
+    world_fini();
+}
+
 static void test_svc_removed_module_teardown_requests_still_succeed(void)
 {
     world_init(4);
@@ -901,6 +954,7 @@ static const unit_test svc_tests[] = {
     UNIT_TEST(test_svc_malformed_messages_are_dropped_without_answer),
     UNIT_TEST(test_svc_pwrmon_samples_are_plausible),
     UNIT_TEST(test_svc_data_path_follows_the_connection_table_and_routes),
+    UNIT_TEST(test_svc_transit_hook_holds_messages_until_delivered),
     UNIT_TEST(test_svc_removed_module_teardown_requests_still_succeed),
     UNIT_TEST(test_svc_mailbox_and_oops_are_reported_to_the_ap),
     UNIT_TEST(test_svc_restart_with_a_new_ap_reannounces_modules),
