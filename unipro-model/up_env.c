@@ -54,6 +54,18 @@ up_frame *up_frame_alloc(up_env *e)
     return f;
 }
 
+up_frame *up_frame_alloc_copy(up_env *e, const up_frame *src)
+{
+    up_frame *f = e->free_frames;
+    if (f)
+        e->free_frames = f->next;
+    else if (!(f = malloc(sizeof *f)))
+        return NULL;
+    *f = *src;
+    e->live_frames++;
+    return f;
+}
+
 void up_frame_free(up_env *e, up_frame *f)
 {
     if (!f)

@@ -65,6 +65,9 @@ const sim_scheduler *up_env_scheduler(const up_env *env);
 
 /* A frame from the pool, zeroed. NULL when out of memory. */
 up_frame *up_frame_alloc(up_env *env);
+/* A frame from the pool holding a copy of *src (its message reference moves with it: the
+ * caller gives up src's). NULL when out of memory. */
+up_frame *up_frame_alloc_copy(up_env *env, const up_frame *src);
 /* Drops the frame's message reference and returns it to the pool. NULL is ignored. */
 void up_frame_free(up_env *env, up_frame *f);
 

@@ -78,6 +78,8 @@ struct up_port {
     bool nac_req;
     bool flush_armed;
     bool in_pump, pump_again;
+    sim_time now;              /* time of the pump in progress */
+    bool maybe[UP_TCS];        /* the upper may have frames on this TC (kicked since EMPTY) */
     sim_event flush_ev;
 
     up_slot pipe[UP_PIPE_MAX];

@@ -47,6 +47,7 @@ up_port *up_port_new(up_env *env, const up_dl_params *dl, const up_port_upper *o
     p->ctx = ctx;
     for (unsigned tc = 0; tc < UP_TCS; tc++) {
         p->tx[tc].port = p;
+        p->maybe[tc] = true;
         p->tx[tc].tcid = (uint8_t)tc;
         p->rx[tc].granted = d.rx_credits[tc];
         p->rx[tc].reported = d.rx_credits[tc];
@@ -207,7 +208,7 @@ static up_slot *pipe_tail(up_port *p)
 /* Puts a slot whose kind, symbols, flags and payload are set on the wire at `start`. */
 static void commit(up_port *p, up_slot *n, sim_time start, sim_time extra)
 {
-    sim_time now = sim_now(p->s);
+    sim_time now = p->now; /* read once per pump */
     if (start < now)
         start = now;
     if (start < p->busy_until)
@@ -288,7 +289,7 @@ static void uncommit_tail(up_port *p)
  * TC1 when preemption is on. */
 static void make_room(up_port *p, unsigned prio)
 {
-    sim_time now = sim_now(p->s);
+    sim_time now = p->now; /* inside a pump */
     up_slot *t;
     while ((t = pipe_tail(p)) && t->start >= now && t->prio < prio)
         uncommit_tail(p);
@@ -471,7 +472,7 @@ static bool try_data(up_port *p, unsigned tc)
             up_msg_ref(n.f.msg);
         t->next_tx++;
     } else {
-        if (t->rb_count >= p->dl.tx_window)
+        if (t->rb_count >= p->dl.tx_window || !p->maybe[tc])
             return false;
         uint64_t avail = t->cred_limit > t->cred_used ? t->cred_limit - t->cred_used : 0;
         up_frame *f = NULL;
@@ -482,14 +483,16 @@ static bool try_data(up_port *p, unsigned tc)
         }
         if (t->stalled)
             stall_end(p, tc);
-        if (r != UP_PULL_OK || !f)
+        if (r != UP_PULL_OK || !f) {
+            p->maybe[tc] = false; /* until the upper kicks this TC again */
             return false;
+        }
         f->tc = (uint8_t)tc;
         f->seq = t->base_seq + t->rb_count;
         f->flags |= UP_FRAME_SENT;
         t->rb[(t->rb_head + t->rb_count) % UP_WINDOW_MAX] = f;
         if (!t->rb_count)
-            t->replay_deadline = sim_now(p->s) + p->dl.replay_timeout;
+            t->replay_deadline = p->now + p->dl.replay_timeout;
         t->rb_count++;
         t->next_tx++;
         t->cred_used += up_frame_credits(f->len);
@@ -530,6 +533,7 @@ void up_port_pump(up_port *p)
         return;
     }
     p->in_pump = true;
+    p->now = sim_now(p->s);
     do {
         p->pump_again = false;
         pump_once(p);
@@ -539,7 +543,7 @@ void up_port_pump(up_port *p)
 
 static void pump_once(up_port *p)
 {
-    while (p->pipe_count < UP_PIPE_MAX) {
+    while (p->pipe_count < UP_PIPE_MAX - 1) {
         if (p->nac_req) {
             commit_control(p, UP_SLOT_NAC, 0);
             continue;
@@ -557,7 +561,7 @@ static void pump_once(up_port *p)
 
 void up_port_kick(up_port *p, unsigned tc)
 {
-    (void)tc;
+    p->maybe[tc & 1] = true;
     up_port_pump(p);
 }
 
@@ -668,11 +672,10 @@ static void receive(up_port *q, up_slot *s)
     q->st.rx_payload_bytes += s->f.len;
     if (++r->since_ack > q->dl.out_ack_threshold)
         q->afc_req |= (uint8_t)(1u << tc);
-    up_frame *f = up_frame_alloc(q->env);
+    up_frame *f = up_frame_alloc_copy(q->env, &s->f);
     if (!f)
         abort();
     sim_time t_end = s->f.t_end;
-    *f = s->f;
     f->next = NULL;
     f->flags &= (uint8_t)~UP_FRAME_SENT;
     f->t_ready = 0;
@@ -685,7 +688,10 @@ static void receive(up_port *q, up_slot *s)
 static void port_arrive(void *ctx)
 {
     up_port *p = ctx;
-    up_slot s = p->pipe[p->pipe_head];
+    /* the slot stays readable after the pop: commits during receive() go to the tail and
+     * the pump keeps one slot free, so the ring never reaches it before we are done */
+    up_slot *sp = &p->pipe[p->pipe_head];
+#define s (*sp)
     p->pipe_head = (p->pipe_head + 1) % UP_PIPE_MAX;
     p->pipe_count--;
     if (s.end > p->popped_end)
@@ -709,7 +715,8 @@ static void port_arrive(void *ctx)
     }
     p->st.tx_wire_bytes += 2ull * (s.symbols + ((s.flags & UP_SLOT_RESUMED) ? UP_COF_SYMS : 0));
     up_port *q = p->peer;
-    receive(q, &s);
+    receive(q, sp);
+#undef s
     if (!p->pipe_count) {
         /* the incoming burst pauses: acknowledge what has not been yet */
         for (unsigned tc = 0; tc < UP_TCS; tc++)

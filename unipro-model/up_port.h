@@ -60,7 +60,8 @@ up_port *up_port_new(up_env *env, const up_dl_params *dl, const up_port_upper *o
 /* Frees the port and the frames it holds. Detach it from its link first (up_link_free). */
 void up_port_free(up_port *p);
 
-/* The upper has new frames to offer on tc. */
+/* The upper has new frames to offer on tc. After pull() said UP_PULL_EMPTY for a TC, the
+ * port does not ask again until this is called for that TC. */
 void up_port_kick(up_port *p, unsigned tc);
 /* The upper freed the receive buffer of a delivered frame of `credits` units on tc. */
 void up_port_release(up_port *p, unsigned tc, unsigned credits);
