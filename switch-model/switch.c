@@ -16,6 +16,7 @@ typedef struct sw_port {
     sw_fifo q[2];
     unsigned rr[2];          /* as output: the input port to look at first */
     unsigned pending[2];     /* as output: frames queued anywhere for this port */
+    uint64_t heads[2];       /* as output: inputs whose queue head goes to this port */
     unsigned others;         /* frames queued behind the TC0 head for another output */
     bool hol;
     sim_time hol_since;
@@ -211,8 +212,10 @@ static void sw_deliver(void *ctx, up_frame *f)
         hol_update(in);
     }
     depth_update(in);
-    if (q->head == f)
+    if (q->head == f) {
+        sw->ports[out].heads[tc] |= 1ull << in->idx;
         up_port_kick(sw->ports[out].port, tc);
+    }
 }
 
 static int sw_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out)
@@ -225,11 +228,16 @@ static int sw_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out)
     sim_time now = sim_now(sw->s);
     sw_port *best = NULL;
     sim_time best_ready = SIM_TIME_MAX;
-    for (unsigned k = 0; k < n; k++) {
-        sw_port *in = &sw->ports[(o->rr[tc] + k) % n];
+    uint64_t m = o->heads[tc];
+    /* visit the inputs whose head goes here, round robin from rr */
+    unsigned start = o->rr[tc];
+    uint64_t hi = start < 64 ? m & (~0ull << start) : 0, lo = m & ~hi;
+    while (hi | lo) {
+        uint64_t *part = hi ? &hi : &lo;
+        unsigned i = (unsigned)__builtin_ctzll(*part);
+        *part &= *part - 1;
+        sw_port *in = &sw->ports[i];
         up_frame *h = in->q[tc].head;
-        if (!h || h->out_port != o->idx)
-            continue;
         sim_time r = h->t_ready > now ? h->t_ready : now;
         if (r < best_ready) { /* round robin among those ready now, else the earliest */
             best = in;
@@ -250,6 +258,9 @@ static int sw_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out)
         q->tail = NULL;
     q->count--;
     o->pending[tc]--;
+    o->heads[tc] &= ~(1ull << best->idx);
+    if (q->head)
+        sw->ports[q->head->out_port].heads[tc] |= 1ull << best->idx;
     f->next = NULL;
     o->rr[tc] = (best->idx + 1) % n;
     best->st.forwarded++;
