@@ -264,6 +264,12 @@ int vm_light_get_channel(const vm_light *l, unsigned channel, vm_light_channel *
     return 0;
 }
 
+int vm_light_notify(vm_light *l)
+{
+    const uint8_t ev[2] = {0, GB_LIGHTS_LIGHT_CONFIG};
+    return vm_endpoint_request(l->ep, GB_LIGHTS_TYPE_EVENT, ev, sizeof ev, true);
+}
+
 int vm_light_set_flash_fault(vm_light *l, unsigned channel, uint32_t fault)
 {
     if (channel >= l->nch || !is_flash(&l->ch[channel]))

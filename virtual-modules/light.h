@@ -32,6 +32,9 @@ typedef struct vm_light_channel {
 unsigned vm_light_channel_count(const vm_light *l);
 /* 0 or -EINVAL. */
 int vm_light_get_channel(const vm_light *l, unsigned channel, vm_light_channel *out);
+/* Tells the AP the light's configuration changed (EVENT{0, LIGHT_CONFIG}); the AP then
+ * re-reads it. 0 or -ENOTCONN. */
+int vm_light_notify(vm_light *l);
 /* Sets the fault word the next GET_FLASH_FAULT reports (GB_LIGHTS_FLASH_FAULT_* bits). */
 int vm_light_set_flash_fault(vm_light *l, unsigned channel, uint32_t fault);
 

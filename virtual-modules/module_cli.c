@@ -57,8 +57,9 @@ static int list(const char *dir, FILE *out, FILE *err)
         char msg[512];
         vm_module *m = vm_module_load(dir, names[i], msg, sizeof msg);
         if (m)
-            fprintf(out, "%-16s %zu interface%s\n", names[i], vm_module_interface_count(m),
-                    vm_module_interface_count(m) == 1 ? "" : "s");
+            fprintf(out, "%-16s %zu %-11s %s\n", names[i], vm_module_interface_count(m),
+                    vm_module_interface_count(m) == 1 ? "interface" : "interfaces",
+                    vm_module_description(m));
         else
             fprintf(out, "%-16s BROKEN: %s\n", names[i], msg);
         status |= !m;

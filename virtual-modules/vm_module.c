@@ -156,6 +156,13 @@ const char *vm_module_name(const vm_module *m)
     return m->name;
 }
 
+const char *vm_module_description(const vm_module *m)
+{
+    const char *d = vm_bsection_get(vm_behaviour_find(m->behaviour, "module", -1),
+                                    "description", NULL);
+    return d ? d : "";
+}
+
 size_t vm_module_interface_count(const vm_module *m)
 {
     return m->nintf;

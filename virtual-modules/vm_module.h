@@ -20,6 +20,8 @@ vm_module *vm_module_load(const char *catalog_dir, const char *name, char *err, 
 void vm_module_free(vm_module *m);
 
 const char *vm_module_name(const vm_module *m);
+/* The behaviour file's [module] description, or "" when it has none. */
+const char *vm_module_description(const vm_module *m);
 /* Number of interfaces the module occupies (the SVC's intf_count, >= 1). */
 size_t vm_module_interface_count(const vm_module *m);
 

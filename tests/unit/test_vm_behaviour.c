@@ -130,6 +130,8 @@ static void test_catalog_dual_module_scopes_behaviour_per_interface(void)
     vm_power_supply_get(vm_interface_power_supply(i2, 1), 0, GB_POWER_SUPPLY_PROP_CAPACITY,
                         &cap);
     CU_ASSERT_EQUAL(cap, 55);
+    CU_ASSERT_STRING_EQUAL(vm_module_description(m),
+                           "a UART on its first interface and a battery on its second");
     CU_ASSERT_PTR_NULL(vm_module_create_interface(m, 2, (vm_output){0}, 3, err, sizeof err));
     vm_interface_free(i1);
     vm_interface_free(i2);

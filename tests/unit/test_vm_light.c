@@ -93,6 +93,10 @@ static void test_light_flash_channel_reports_nonzero_steps(void)
     vm_light_channel c;
     vm_light_get_channel(l, 1, &c);
     CU_ASSERT_EQUAL(c.strobes, 1);
+    size_t before = t.sink.n;
+    CU_ASSERT_EQUAL(vm_light_notify(l), 0);
+    const uint8_t ev[] = {0x0a, 0x00, 0x01, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x01};
+    vmt_expect(&t, before, 1, ev, sizeof ev);
     CU_ASSERT_EQUAL(c.flash_intensity_ua, 500000);
     vmt_down(&t);
 }
