@@ -2,9 +2,10 @@
 # scenarios/: the Lua scenario engine (sim/scenario*.c), `gbvp scenario`, `gbvp test`, the
 # control socket and `gbvp ctl` (sim/control*.c, sim/ctl_cli.c), and the scenarios run by
 # `make scenarios`.
-SCENARIO_SRCS := sim/scenario.c sim/scenario_api.c sim/scenario_report.c sim/scenario_tap.c
+SCENARIO_SRCS := sim/scenario.c sim/scenario_api.c sim/scenario_report.c sim/scenario_tap.c \
+	sim/control.c sim/control_cmd.c
 $(eval $(call library,sim_scenario,$(SCENARIO_SRCS)))
-GBVP_SRCS += sim/scenario_cli.c sim/test_cli.c
+GBVP_SRCS += sim/scenario_cli.c sim/test_cli.c sim/ctl_cli.c sim/control_gbvp.c
 GBVP_LIBS += $(LIB_sim_scenario) $(B)/lib/libtest_ap.a
 
 $(eval $(call unit_test,test_scenario,tests/unit/test_scenario.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libsim_agent.a))

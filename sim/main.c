@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/agent_client.h"
+#include "sim/control.h"
 #include "sim/scenario.h"
 #include "sim/sim_cli.h"
 #include "sim/version.h"
@@ -21,6 +22,7 @@ typedef struct sim_command {
 static const sim_command commands[] = {
     /* One line per subcommand; keep the table sorted by name. */
     { "agent", sim_agent_cli_main, "run a shell command in the guest through its agent" },
+    { "ctl", sim_ctl_cli_main, "send a command to a running simulator's control socket" },
     { "manifest", manifest_cli_main, "convert or check a Greybus manifest (.mnfs, .mnfb)" },
     { "model", model_cli_main, "run a UniPro network on the timing model without QEMU" },
     { "module", module_cli_main, "list the module catalog, check entries (manifest + behaviour)" },

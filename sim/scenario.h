@@ -75,6 +75,9 @@ typedef struct sim_scenario_config {
     sim_agent *agent;        /* the guest agent; NULL = no guest attached (borrowed) */
     void (*event)(void *ctx, sim_scenario_event ev, unsigned slot, const char *text);
     void *event_ctx;
+    /* Called after every step that let the AP run (e.g. to serve the control socket). */
+    void (*poll)(void *ctx);
+    void *poll_ctx;
 } sim_scenario_config;
 
 typedef struct sim_scenario sim_scenario;

@@ -61,6 +61,8 @@ static void notice_activations(sim_scenario *sc)
 static void after_run(lua_State *L, sim_scenario *sc)
 {
     notice_activations(sc);
+    if (sc->cfg.poll)
+        sc->cfg.poll(sc->cfg.poll_ctx);
     if (sc->hook_error) {
         lua_pushstring(L, sc->hook_error);
         free(sc->hook_error);

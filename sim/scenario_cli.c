@@ -3,6 +3,15 @@
 // attached (no QEMU), prints TAP, optionally writes JUnit XML, exits 0 when it passed.
 #include "sim/scenario.h"
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim/control.h"
+#include "virtual-modules/vm_module.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +23,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: gbvp scenario FILE [--seed N] [--set NAME=VALUE]... [--tap FILE]\n"
             "                     [--junit FILE] [--slots N] [--catalog DIR] [--timeout S]\n"
-            "                     [--verbose]\n\n"
+            "                     [--verbose] [--control PATH]\n"
+            "       gbvp scenario --control PATH [--slots N] [--catalog DIR]\n\n"
             "Runs a Lua scenario (docs/scenarios.md) against the simulator with the\n"
             "6.1-faithful test AP attached, printing TAP. Exit status: 0 passed, 1 failed,\n"
             "2 bad usage.\n\n"
@@ -25,8 +35,110 @@ static void usage(FILE *out)
             "  --slots N         slots in the frame, 1..%u (default 4)\n"
             "  --catalog DIR     module catalog (default virtual-modules/catalog)\n"
             "  --timeout S       wall-clock limit of the script in seconds (default 300)\n"
-            "  --verbose         print the test AP's trace and the SVC log\n",
+            "  --verbose         print the test AP's trace and the SVC log\n"
+            "  --control PATH    serve the control socket (docs/control-protocol.md) while\n"
+            "                    the scenario runs; without FILE, serve it until SIGINT\n",
             GB_SVC_SLOTS_MAX);
+}
+
+/* ---- the control socket on the test-AP target ---- */
+
+typedef struct ctl_adapter {
+    const sim_scenario_target *t;
+    const char *catalog;
+    sim_control *ctl;
+} ctl_adapter;
+
+static gb_svc *a_svc(void *ctx)
+{
+    const sim_scenario_target *t = ((ctl_adapter *)ctx)->t;
+    return t->svc(t->ctx);
+}
+
+static gb_slots *a_slots(void *ctx)
+{
+    const sim_scenario_target *t = ((ctl_adapter *)ctx)->t;
+    return t->slots(t->ctx);
+}
+
+static int a_insert(void *ctx, unsigned slot, const char *module, char *err, size_t errlen)
+{
+    ctl_adapter *a = ctx;
+    vm_module *m = vm_module_load(a->catalog, module, err, errlen);
+    if (!m)
+        return -ENOENT;
+    int rc = gb_slots_insert(a->t->slots(a->t->ctx), slot, m, a->t->now(a->t->ctx), err,
+                             errlen);
+    vm_module_free(m);
+    a->t->settle(a->t->ctx);
+    return rc;
+}
+
+static int a_remove(void *ctx, unsigned slot, char *err, size_t errlen)
+{
+    ctl_adapter *a = ctx;
+    int rc = gb_slots_remove(a->t->slots(a->t->ctx), slot, a->t->now(a->t->ctx));
+    if (rc)
+        snprintf(err, errlen, "the slot is empty");
+    a->t->settle(a->t->ctx);
+    return rc;
+}
+
+static void a_advance(void *ctx, sim_time dt)
+{
+    ctl_adapter *a = ctx;
+    a->t->advance(a->t->ctx, dt);
+}
+
+static void on_event(void *ctx, sim_scenario_event ev, unsigned slot, const char *text)
+{
+    ctl_adapter *a = ctx;
+    if (ev == SIM_SCENARIO_EV_ASSERTION)
+        sim_control_assertion(a->ctl, slot != 0, text);
+    else if (ev == SIM_SCENARIO_EV_LOG)
+        sim_control_log(a->ctl, text);
+}
+
+static void on_poll(void *ctx)
+{
+    sim_control_service(((ctl_adapter *)ctx)->ctl);
+}
+
+/* No script: the simulator with the test AP serves the control socket until SIGINT or
+ * SIGTERM; simulated time follows the wall clock. */
+static int serve(ctl_adapter *a)
+{
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    if (sfd < 0) {
+        perror("gbvp scenario: signalfd");
+        return 1;
+    }
+    struct timespec last;
+    clock_gettime(CLOCK_MONOTONIC, &last);
+    for (;;) {
+        struct pollfd fds[2 + SIM_CONTROL_MAX_CLIENTS];
+        fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+        size_t n = 1 + sim_control_pollfds(a->ctl, fds + 1, SIM_CONTROL_MAX_CLIENTS + 1);
+        if (poll(fds, n, 100) < 0 && errno != EINTR)
+            break;
+        if (fds[0].revents & POLLIN)
+            break;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t ns = (int64_t)(now.tv_sec - last.tv_sec) * 1000000000 + (now.tv_nsec - last.tv_nsec);
+        last = now;
+        if (ns > 0)
+            a->t->advance(a->t->ctx, SIM_NS(ns));
+        sim_control_service(a->ctl);
+    }
+    close(sfd);
+    fprintf(stderr, "gbvp scenario: stopping\n");
+    return 0;
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -53,6 +165,7 @@ static void suite_name(const char *path, char *buf, size_t len)
 int sim_scenario_cli_main(int argc, char **argv)
 {
     const char *file = NULL, *tap_path = NULL, *junit = NULL, *catalog = NULL;
+    const char *control = NULL;
     const char *args[MAX_ARGS];
     size_t nargs = 0;
     uint64_t seed = 1, slots = 4, timeout = 300;
@@ -110,12 +223,14 @@ int sim_scenario_cli_main(int argc, char **argv)
             junit = v;
         } else if (!strcmp(a, "--catalog")) {
             catalog = v;
+        } else if (!strcmp(a, "--control")) {
+            control = v;
         } else {
             fprintf(stderr, "gbvp scenario: unknown option %s (try --help)\n", a);
             return 2;
         }
     }
-    if (!file) {
+    if (!file && !control) {
         usage(stderr);
         return 2;
     }
@@ -126,14 +241,32 @@ int sim_scenario_cli_main(int argc, char **argv)
     }
     int rc = 1;
     char err[256];
+    ctl_adapter ad = { .catalog = catalog };
     sim_scenario_tap *t = sim_scenario_tap_new((unsigned)slots, catalog, verbose);
     if (!t) {
         fprintf(stderr, "gbvp scenario: the simulator with the test AP did not come up\n");
         goto out;
     }
+    ad.t = sim_scenario_tap_target(t);
+    if (control) {
+        sim_control_backend b = { .name = "test-ap", .svc = a_svc, .slots = a_slots,
+                                  .insert = a_insert, .remove = a_remove,
+                                  .advance = a_advance, .ctx = &ad };
+        ad.ctl = sim_control_new(control, &b, err, sizeof err);
+        if (!ad.ctl) {
+            fprintf(stderr, "gbvp scenario: %s\n", err);
+            goto out;
+        }
+        if (!file) {
+            rc = serve(&ad);
+            goto out;
+        }
+    }
     sim_scenario_config cfg = { .catalog_dir = catalog, .seed = seed,
                                 .timeout_s = (unsigned)timeout, .tap = tap_out,
-                                .args = args, .nargs = nargs };
+                                .args = args, .nargs = nargs,
+                                .event = ad.ctl ? on_event : NULL, .event_ctx = &ad,
+                                .poll = ad.ctl ? on_poll : NULL, .poll_ctx = &ad };
     sim_scenario *sc = sim_scenario_new(&cfg, sim_scenario_tap_target(t), err, sizeof err);
     if (!sc) {
         fprintf(stderr, "gbvp scenario: %s\n", err);
@@ -156,6 +289,7 @@ int sim_scenario_cli_main(int argc, char **argv)
     }
     sim_scenario_free(sc);
 out:
+    sim_control_free(ad.ctl);
     sim_scenario_tap_free(t);
     if (tap_out != stdout)
         fclose(tap_out);

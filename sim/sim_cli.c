@@ -14,19 +14,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim/control.h"
+
 #define MAX_INSERTS 32
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: gbvp sim [--link PATH] [--slots N] [--insert SLOT:MODULE]... [--log LEVEL]\n"
-            "                [--catalog DIR]\n\n"
+            "                [--catalog DIR] [--control PATH]\n\n"
             "Runs the simulator (SVC, switch, slots, virtual modules) and waits for QEMU's\n"
             "greybus-es2 device on the gblink socket.\n\n"
             "  --link PATH           gblink socket (default: gbvp.sock)\n"
             "  --slots N             slots in the frame, 1..%u (default: 4)\n"
             "  --insert SLOT:MODULE  put catalog module MODULE into SLOT at start (repeatable)\n"
             "  --catalog DIR         module catalog (default: virtual-modules/catalog)\n"
+            "  --control PATH        serve the JSON-lines control socket (gbvp ctl) at PATH\n"
             "  --log LEVEL           error, warn, info (default) or debug\n"
             "  --help                this text\n\n"
             "Commands on standard input: 'insert SLOT MODULE', 'remove SLOT', 'status', 'quit'.\n",
@@ -97,6 +100,7 @@ int sim_cli_main(int argc, char **argv)
         const char *name;
     } inserts[MAX_INSERTS];
     unsigned ninserts = 0;
+    const char *control_path = NULL;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -114,6 +118,8 @@ int sim_cli_main(int argc, char **argv)
             cfg.link_path = v;
         } else if (!strcmp(a, "--catalog")) {
             cfg.catalog_dir = v;
+        } else if (!strcmp(a, "--control")) {
+            control_path = v;
         } else if (!strcmp(a, "--slots")) {
             if (parse_uint(v, GB_SVC_SLOTS_MAX, &cfg.num_slots) || !cfg.num_slots) {
                 fprintf(stderr, "gbvp sim: --slots %s: want a number from 1 to %u\n", v,
@@ -169,6 +175,15 @@ int sim_cli_main(int argc, char **argv)
             close(sfd);
         return 1;
     }
+    sim_time ctl_now = 0;
+    sim_control *ctl = NULL;
+    if (control_path && !(ctl = sim_control_new_gbvp(control_path, s, &ctl_now, err, sizeof err))) {
+        fprintf(stderr, "gbvp sim: --control: %s\n", err);
+        sim_gbvp_free(s);
+        if (sfd >= 0)
+            close(sfd);
+        return 1;
+    }
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = 0;
@@ -177,18 +192,20 @@ int sim_cli_main(int argc, char **argv)
             rc = 1;
     bool stdin_open = true, running = rc == 0;
     while (running) {
-        struct pollfd fds[3] = {
+        struct pollfd fds[4 + SIM_CONTROL_MAX_CLIENTS] = {
             { .fd = sim_gbvp_fd(s), .events = POLLIN },
             { .fd = sfd, .events = POLLIN },
             { .fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN },
         };
-        int n = poll(fds, 3, 100);
+        nfds_t nfds = 3 + (ctl ? sim_control_pollfds(ctl, fds + 3, 1 + SIM_CONTROL_MAX_CLIENTS) : 0);
+        int n = poll(fds, nfds, 100);
         if (n < 0 && errno != EINTR) {
             perror("gbvp sim: poll");
             rc = 1;
             break;
         }
         sim_time now = monotonic_ps(&t0);
+        ctl_now = now;
         if (n > 0 && (fds[1].revents & POLLIN)) {
             struct signalfd_siginfo si;
             if (read(sfd, &si, sizeof si) > 0)
@@ -203,7 +220,10 @@ int sim_cli_main(int argc, char **argv)
                 running = false;
         }
         sim_gbvp_process(s, now);
+        if (ctl)
+            sim_control_service(ctl);
     }
+    sim_control_free(ctl);
     sim_gbvp_free(s);
     if (sfd >= 0)
         close(sfd);

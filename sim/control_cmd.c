@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: MIT
+// The control socket's commands: one JSON object in, one JSON object out. Every field is
+// checked for presence, type and range before anything is done; the reply names the
+// field that is wrong.
+#include "sim/control_internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "virtual-modules/gpio.h"
+#include "virtual-modules/hid.h"
+#include "virtual-modules/power_supply.h"
+#include "virtual-modules/uart.h"
+
+#define MAX_INTF_PER_MODULE 8u
+
+typedef struct req {
+    sim_control *c;
+    ctl_client *cl;
+    JsonObject *o;
+    JsonBuilder *b; /* the reply, opened; commands add members */
+    char err[384];
+} req;
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} event_names[] = {
+    { "module", CTL_EV_MODULE },       { "link", CTL_EV_LINK },
+    { "interface", CTL_EV_INTERFACE }, { "assertion", CTL_EV_ASSERTION },
+    { "log", CTL_EV_LOG },             { "all", CTL_EV_ALL },
+};
+
+unsigned ctl_event_bit(const char *name)
+{
+    for (size_t i = 0; i < sizeof event_names / sizeof event_names[0]; i++)
+        if (!strcmp(name, event_names[i].name))
+            return event_names[i].bit;
+    return 0;
+}
+
+static bool fail(req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(req *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err, sizeof r->err, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* An integer member in lo..hi. */
+static bool get_int(req *r, const char *name, gint64 lo, gint64 hi, gint64 *out)
+{
+    JsonNode *n = json_object_get_member(r->o, name);
+    if (!n)
+        return fail(r, "missing field '%s'", name);
+    if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_INT64)
+        return fail(r, "field '%s' must be an integer", name);
+    gint64 v = json_node_get_int(n);
+    if (v < lo || v > hi)
+        return fail(r, "field '%s' is %lld, want %lld..%lld", name, (long long)v,
+                    (long long)lo, (long long)hi);
+    *out = v;
+    return true;
+}
+
+static bool opt_int(req *r, const char *name, gint64 lo, gint64 hi, gint64 dflt, gint64 *out)
+{
+    if (!json_object_has_member(r->o, name)) {
+        *out = dflt;
+        return true;
+    }
+    return get_int(r, name, lo, hi, out);
+}
+
+static bool get_str(req *r, const char *name, size_t max, const char **out)
+{
+    JsonNode *n = json_object_get_member(r->o, name);
+    if (!n)
+        return fail(r, "missing field '%s'", name);
+    if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING)
+        return fail(r, "field '%s' must be a string", name);
+    const char *s = json_node_get_string(n);
+    size_t l = strlen(s);
+    if (l == 0 || l > max)
+        return fail(r, "field '%s' must have 1..%zu characters", name, max);
+    *out = s;
+    return true;
+}
+
+static void add_int(req *r, const char *name, gint64 v)
+{
+    json_builder_set_member_name(r->b, name);
+    json_builder_add_int_value(r->b, v);
+}
+
+static void add_bool(req *r, const char *name, bool v)
+{
+    json_builder_set_member_name(r->b, name);
+    json_builder_add_boolean_value(r->b, v);
+}
+
+static bool get_slot(req *r, unsigned *slot)
+{
+    gint64 v;
+    unsigned n = gb_svc_num_slots(r->c->b.svc(r->c->b.ctx));
+    if (!get_int(r, "slot", 0, n - 1, &v))
+        return false;
+    *slot = (unsigned)v;
+    return true;
+}
+
+/* ---- commands ---- */
+
+static bool cmd_ping(req *r)
+{
+    add_bool(r, "pong", true);
+    return true;
+}
+
+static void add_intf(req *r, gb_svc *svc, uint8_t id)
+{
+    gb_svc_intf_info in;
+    gb_svc_get_intf(svc, id, &in);
+    add_int(r, "interface", id);
+    add_bool(r, "present", in.present);
+    add_bool(r, "powered", in.vsys);
+    add_bool(r, "active", in.active);
+    add_bool(r, "hibernated", in.hibernated);
+    add_int(r, "device_id", in.device_id);
+    add_int(r, "activations", in.activations);
+}
+
+static bool cmd_status(req *r)
+{
+    gb_svc *svc = r->c->b.svc(r->c->b.ctx);
+    gb_slots *slots = r->c->b.slots ? r->c->b.slots(r->c->b.ctx) : NULL;
+    json_builder_set_member_name(r->b, "backend");
+    json_builder_add_string_value(r->b, r->c->b.name ? r->c->b.name : "");
+    add_bool(r, "ap_connected", gb_svc_handshake_done(svc));
+    add_int(r, "time_ps", (gint64)gb_svc_now(svc));
+    json_builder_set_member_name(r->b, "slots");
+    json_builder_begin_array(r->b);
+    for (unsigned s = 0; s < gb_svc_num_slots(svc); s++) {
+        json_builder_begin_object(r->b);
+        add_int(r, "slot", s);
+        add_intf(r, svc, gb_svc_slot_intf_id(svc, s));
+        const char *name = slots ? gb_slots_module_name(slots, s) : NULL;
+        json_builder_set_member_name(r->b, "module");
+        if (name)
+            json_builder_add_string_value(r->b, name);
+        else
+            json_builder_add_null_value(r->b);
+        json_builder_end_object(r->b);
+    }
+    json_builder_end_array(r->b);
+    return true;
+}
+
+static bool cmd_insert(req *r)
+{
+    unsigned slot;
+    const char *module;
+    if (!get_slot(r, &slot) || !get_str(r, "module", 255, &module))
+        return false;
+    char err[256] = "";
+    int rc = r->c->b.insert(r->c->b.ctx, slot, module, err, sizeof err);
+    if (rc)
+        return fail(r, "cannot insert %s in slot %u: %s", module, slot,
+                    *err ? err : strerror(-rc));
+    add_int(r, "interface", gb_svc_slot_intf_id(r->c->b.svc(r->c->b.ctx), slot));
+    return true;
+}
+
+static bool cmd_remove(req *r)
+{
+    unsigned slot;
+    if (!get_slot(r, &slot))
+        return false;
+    char err[256] = "";
+    int rc = r->c->b.remove(r->c->b.ctx, slot, err, sizeof err);
+    if (rc)
+        return fail(r, "cannot remove slot %u: %s", slot, *err ? err : strerror(-rc));
+    return true;
+}
+
+static bool cmd_interface(req *r)
+{
+    gint64 id;
+    if (!get_int(r, "interface", 0, 255, &id))
+        return false;
+    add_intf(r, r->c->b.svc(r->c->b.ctx), (uint8_t)id);
+    return true;
+}
+
+static bool cmd_stats(req *r)
+{
+    gb_svc *svc = r->c->b.svc(r->c->b.ctx);
+    gb_svc_stats st = gb_svc_get_stats(svc);
+    add_int(r, "ap_requests", (gint64)st.ap_requests);
+    add_int(r, "ap_bad_requests", (gint64)st.ap_bad_requests);
+    add_int(r, "svc_requests_sent", (gint64)st.svc_requests_sent);
+    add_int(r, "ap_timeouts", (gint64)st.ap_timeouts);
+    add_int(r, "pings", (gint64)st.pings);
+    add_int(r, "forwarded_to_ap", (gint64)st.forwarded_to_ap);
+    add_int(r, "forwarded_to_intf", (gint64)st.forwarded_to_intf);
+    add_int(r, "dropped", (gint64)st.dropped);
+    add_int(r, "connections", (gint64)gb_svc_conn_count(gb_svc_connections(svc)));
+    return true;
+}
+
+static bool cmd_wait(req *r)
+{
+    gint64 ms;
+    if (!r->c->b.advance)
+        return fail(r, "wait: %s runs in real time; simulated time cannot be advanced",
+                    r->c->b.name);
+    if (!get_int(r, "ms", 0, 3600000, &ms))
+        return false;
+    r->c->b.advance(r->c->b.ctx, SIM_MS(ms));
+    return true;
+}
+
+/* The first backend of a kind in the module in `slot`. */
+static void *backend(req *r, unsigned slot, void *(*fn)(vm_interface *), const char *kind)
+{
+    if (!r->c->b.slots) {
+        fail(r, "%s: not available in %s (the simulator does not expose its modules' "
+             "backends to the control socket yet)", kind, r->c->b.name);
+        return NULL;
+    }
+    gb_slots *slots = r->c->b.slots(r->c->b.ctx);
+    if (!gb_slots_module_name(slots, slot)) {
+        fail(r, "slot %u is empty: no %s", slot, kind);
+        return NULL;
+    }
+    for (unsigned i = 0; i < MAX_INTF_PER_MODULE; i++) {
+        vm_interface *intf = gb_slots_interface(slots, slot, i);
+        if (!intf)
+            break;
+        void *b = fn(intf);
+        if (b)
+            return b;
+    }
+    fail(r, "the module in slot %u (%s) has no %s", slot, gb_slots_module_name(slots, slot),
+         kind);
+    return NULL;
+}
+
+static void *gpio_of(vm_interface *i) { return vm_interface_gpio(i, VM_ANY_CPORT); }
+static void *psy_of(vm_interface *i) { return vm_interface_power_supply(i, VM_ANY_CPORT); }
+static void *hid_of(vm_interface *i) { return vm_interface_hid(i, VM_ANY_CPORT); }
+static void *uart_of(vm_interface *i) { return vm_interface_uart(i, VM_ANY_CPORT); }
+
+static bool cmd_gpio_set(req *r)
+{
+    unsigned slot;
+    gint64 line, level;
+    if (!get_slot(r, &slot))
+        return false;
+    vm_gpio *g = backend(r, slot, gpio_of, "GPIO controller");
+    if (!g || !get_int(r, "line", 0, vm_gpio_line_count(g) - 1, &line) ||
+        !get_int(r, "level", 0, 1, &level))
+        return false;
+    int rc = vm_gpio_set_input(g, (unsigned)line, level != 0);
+    if (rc == -ENOTCONN)
+        return fail(r, "an interrupt was due on line %lld but the AP has not connected the "
+                    "GPIO CPort", (long long)line);
+    add_bool(r, "irq_sent", rc == 1);
+    return true;
+}
+
+static bool cmd_gpio_get(req *r)
+{
+    unsigned slot;
+    gint64 line;
+    if (!get_slot(r, &slot))
+        return false;
+    vm_gpio *g = backend(r, slot, gpio_of, "GPIO controller");
+    if (!g || !get_int(r, "line", 0, vm_gpio_line_count(g) - 1, &line))
+        return false;
+    vm_gpio_line st;
+    vm_gpio_get_line(g, (unsigned)line, &st);
+    add_int(r, "value", vm_gpio_get_value(g, (unsigned)line));
+    add_bool(r, "output", st.output);
+    add_bool(r, "activated", st.activated);
+    add_int(r, "irq_type", st.irq_type);
+    add_bool(r, "masked", st.irq_masked);
+    return true;
+}
+
+static bool psy_prop(req *r, uint8_t *prop)
+{
+    const char *name;
+    if (!get_str(r, "property", 64, &name))
+        return false;
+    int p = vm_power_supply_property_by_name(name);
+    if (p < 0)
+        return fail(r, "'%s' is not a power supply property", name);
+    *prop = (uint8_t)p;
+    return true;
+}
+
+static bool cmd_battery_set(req *r)
+{
+    unsigned slot;
+    uint8_t prop;
+    gint64 value, psy;
+    if (!get_slot(r, &slot))
+        return false;
+    vm_power_supply *ps = backend(r, slot, psy_of, "battery");
+    if (!ps || !psy_prop(r, &prop) || !get_int(r, "value", INT32_MIN, INT32_MAX, &value) ||
+        !opt_int(r, "supply", 0, vm_power_supply_count(ps) - 1, 0, &psy))
+        return false;
+    int rc = vm_power_supply_set(ps, (unsigned)psy, prop, (int32_t)value, true);
+    if (rc == -EINVAL)
+        return fail(r, "the supply does not report that property");
+    add_bool(r, "notified", rc == 0);
+    return true;
+}
+
+static bool cmd_battery_get(req *r)
+{
+    unsigned slot;
+    uint8_t prop;
+    gint64 psy;
+    if (!get_slot(r, &slot))
+        return false;
+    vm_power_supply *ps = backend(r, slot, psy_of, "battery");
+    if (!ps || !psy_prop(r, &prop) ||
+        !opt_int(r, "supply", 0, vm_power_supply_count(ps) - 1, 0, &psy))
+        return false;
+    int32_t v;
+    if (vm_power_supply_get(ps, (unsigned)psy, prop, &v))
+        return fail(r, "the supply does not report that property");
+    add_int(r, "value", v);
+    return true;
+}
+
+static bool cmd_uart_send(req *r)
+{
+    unsigned slot;
+    const char *data;
+    if (!get_slot(r, &slot))
+        return false;
+    vm_uart *u = backend(r, slot, uart_of, "UART");
+    if (!u || !get_str(r, "data", 8192, &data))
+        return false;
+    int rc = vm_uart_inject_rx(u, (const uint8_t *)data, strlen(data), 0);
+    if (rc)
+        return fail(r, "data not sent: the AP has not connected the UART CPort");
+    return true;
+}
+
+static bool cmd_hid_input(req *r)
+{
+    unsigned slot;
+    if (!get_slot(r, &slot))
+        return false;
+    vm_hid *h = backend(r, slot, hid_of, "HID device");
+    if (!h)
+        return false;
+    JsonNode *n = json_object_get_member(r->o, "report");
+    if (!n || !JSON_NODE_HOLDS_ARRAY(n))
+        return fail(r, "field 'report' must be an array of bytes");
+    JsonArray *a = json_node_get_array(n);
+    guint len = json_array_get_length(a);
+    uint8_t buf[VM_HID_MAX_REPORT];
+    if (len > sizeof buf)
+        return fail(r, "field 'report' has %u bytes, at most %u", len, VM_HID_MAX_REPORT);
+    for (guint i = 0; i < len; i++) {
+        JsonNode *e = json_array_get_element(a, i);
+        if (!JSON_NODE_HOLDS_VALUE(e) || json_node_get_value_type(e) != G_TYPE_INT64 ||
+            json_node_get_int(e) < 0 || json_node_get_int(e) > 255)
+            return fail(r, "report byte %u is not an integer 0..255", i);
+        buf[i] = (uint8_t)json_node_get_int(e);
+    }
+    int rc = vm_hid_input_report(h, buf, len);
+    if (rc == -EINVAL)
+        return fail(r, "the report has the wrong size for the device");
+    if (rc)
+        return fail(r, "report not sent: %s", rc == -EAGAIN ? "the AP has not powered the "
+                    "device on" : "the AP has not connected the HID CPort");
+    return true;
+}
+
+static bool cmd_link(req *r)
+{
+    return fail(r, "the UniPro link model is not wired into %s yet: link settings and faults "
+                "cannot be changed", r->c->b.name);
+}
+
+static bool cmd_subscribe(req *r, bool on)
+{
+    if (!r->cl)
+        return fail(r, "subscriptions need a socket connection");
+    unsigned bits = 0;
+    JsonNode *n = json_object_get_member(r->o, "events");
+    if (!n) {
+        bits = CTL_EV_ALL;
+    } else if (!JSON_NODE_HOLDS_ARRAY(n)) {
+        return fail(r, "field 'events' must be an array of names (module, link, interface, "
+                    "assertion, log, all)");
+    } else {
+        JsonArray *a = json_node_get_array(n);
+        for (guint i = 0; i < json_array_get_length(a); i++) {
+            JsonNode *e = json_array_get_element(a, i);
+            const char *s = JSON_NODE_HOLDS_VALUE(e) &&
+                            json_node_get_value_type(e) == G_TYPE_STRING
+                            ? json_node_get_string(e) : NULL;
+            unsigned bit = s ? ctl_event_bit(s) : 0;
+            if (!bit)
+                return fail(r, "events[%u] is not one of module, link, interface, assertion, "
+                            "log, all", i);
+            bits |= bit;
+        }
+    }
+    if (on)
+        r->cl->events |= bits;
+    else
+        r->cl->events &= ~bits;
+    add_int(r, "subscribed", r->cl->events);
+    return true;
+}
+
+static bool cmd_sub(req *r)
+{
+    return cmd_subscribe(r, true);
+}
+
+static bool cmd_unsub(req *r)
+{
+    return cmd_subscribe(r, false);
+}
+
+static const struct {
+    const char *name;
+    bool (*fn)(req *r);
+} commands[] = {
+    { "ping", cmd_ping },           { "status", cmd_status },
+    { "insert", cmd_insert },       { "remove", cmd_remove },
+    { "interface", cmd_interface }, { "stats", cmd_stats },
+    { "wait", cmd_wait },           { "gpio_set", cmd_gpio_set },
+    { "gpio_get", cmd_gpio_get },   { "battery_set", cmd_battery_set },
+    { "battery_get", cmd_battery_get }, { "uart_send", cmd_uart_send },
+    { "hid_input", cmd_hid_input }, { "link", cmd_link },
+    { "fault", cmd_link },          { "subscribe", cmd_sub },
+    { "unsubscribe", cmd_unsub },
+};
+
+char *ctl_handle(sim_control *c, ctl_client *cl, const char *line, size_t len)
+{
+    req r = { .c = c, .cl = cl };
+    JsonParser *p = json_parser_new();
+    r.b = json_builder_new();
+    json_builder_begin_object(r.b);
+    bool ok = false;
+    JsonNode *id = NULL;
+    if (len > SIM_CONTROL_MAX_LINE) {
+        fail(&r, "request line longer than %u bytes", SIM_CONTROL_MAX_LINE);
+    } else if (memchr(line, 0, len) || !g_utf8_validate(line, (gssize)len, NULL)) {
+        fail(&r, "request is not UTF-8 text");
+    } else {
+        GError *e = NULL;
+        if (!json_parser_load_from_data(p, line, (gssize)len, &e)) {
+            fail(&r, "request is not JSON: %s", e ? e->message : "?");
+            g_clear_error(&e);
+        } else if (!json_parser_get_root(p) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p))) {
+            fail(&r, "request must be a JSON object");
+        } else {
+            r.o = json_node_get_object(json_parser_get_root(p));
+            id = json_object_get_member(r.o, "id");
+            const char *cmd;
+            if (get_str(&r, "cmd", 64, &cmd)) {
+                size_t i;
+                for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+                    if (!strcmp(commands[i].name, cmd))
+                        break;
+                if (i == sizeof commands / sizeof commands[0])
+                    fail(&r, "unknown command '%s'", cmd);
+                else
+                    ok = commands[i].fn(&r);
+            }
+        }
+    }
+    /* The reply: id first when the request had one, then ok and (error | results). The
+     * results were added already; JSON objects are unordered, so id/ok go last here. */
+    if (id) {
+        json_builder_set_member_name(r.b, "id");
+        json_builder_add_value(r.b, json_node_copy(id));
+    }
+    add_bool(&r, "ok", ok);
+    if (!ok) {
+        json_builder_set_member_name(r.b, "error");
+        json_builder_add_string_value(r.b, r.err[0] ? r.err : "failed");
+    }
+    json_builder_end_object(r.b);
+    JsonNode *root = json_builder_get_root(r.b);
+    char *s = root ? json_to_string(root, FALSE) : NULL;
+    if (root)
+        json_node_unref(root);
+    g_object_unref(r.b);
+    g_object_unref(p);
+    return s;
+}

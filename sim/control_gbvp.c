@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// The control socket on `gbvp sim`: the backend adapter over the sim_gbvp API (insert,
+// remove, the SVC). The simulator object does not expose its slots' live interfaces, so
+// backend commands (GPIO, battery, UART, HID) answer that they are not available there.
+#include "sim/control.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sim/sim_cli.h"
+
+typedef struct gbvp_adapter {
+    sim_gbvp *s;
+    const sim_time *now;
+} gbvp_adapter;
+
+static gb_svc *a_svc(void *ctx)
+{
+    return sim_gbvp_svc(((gbvp_adapter *)ctx)->s);
+}
+
+static int a_insert(void *ctx, unsigned slot, const char *module, char *err, size_t errlen)
+{
+    gbvp_adapter *a = ctx;
+    int rc = sim_gbvp_insert(a->s, slot, module, *a->now);
+    if (rc)
+        snprintf(err, errlen, "%s (the simulator's log has the details)",
+                 rc == -ENOENT ? "no such module in the catalog" : "refused by the frame");
+    return rc;
+}
+
+static int a_remove(void *ctx, unsigned slot, char *err, size_t errlen)
+{
+    gbvp_adapter *a = ctx;
+    int rc = sim_gbvp_remove(a->s, slot, *a->now);
+    if (rc)
+        snprintf(err, errlen, "the slot is empty");
+    return rc;
+}
+
+sim_control *sim_control_new_gbvp(const char *path, sim_gbvp *s, const sim_time *now,
+                                  char *err, size_t errlen)
+{
+    gbvp_adapter *a = malloc(sizeof *a);
+    if (!a) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    *a = (gbvp_adapter){ .s = s, .now = now };
+    sim_control_backend b = { .name = "gbvp sim", .svc = a_svc, .insert = a_insert,
+                              .remove = a_remove, .free_ctx = free, .ctx = a };
+    sim_control *c = sim_control_new(path, &b, err, errlen);
+    if (!c)
+        free(a);
+    return c;
+}
