@@ -102,7 +102,7 @@ kernel_out=$cache/kernel/out/$arch-$kernel_key
 kernel_image=$kernel_out/$image_name
 
 bbver=$(pkg_version busybox-static)
-initramfs_key=$( { echo "recipe=$INITRAMFS_RECIPE busybox=$bbver arch=$arch cc=$("${cross}gcc" -dumpfullversion)"
+initramfs_key=$( { echo "recipe=$INITRAMFS_RECIPE busybox=$bbver linux=$kver arch=$arch cc=$("${cross}gcc" -dumpfullversion)"
                    cat "${initramfs_inputs[@]}" "$0"; } | hash16 )
 initramfs_out=$cache/initramfs/out/$arch-$initramfs_key
 initramfs_image=$initramfs_out/initramfs.cpio
@@ -224,13 +224,40 @@ busybox_binary() {
     if [ ! -x "$dir/bin/busybox" ]; then
         say "initramfs: fetching busybox-static:$deb_arch $bbver"
         rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
-        (cd "$dir.tmp" && apt-get download "busybox-static:$deb_arch=$bbver" >&2) ||
-            die "apt-get download busybox-static:$deb_arch failed (dpkg --add-architecture $deb_arch; apt-get update)"
+        # A private apt state for the foreign architecture: the system's dpkg architectures
+        # and package lists stay as they are.
+        local state=$cache/apt-$deb_arch
+        mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+        local apt=(apt-get -o "APT::Architecture=$deb_arch" -o "APT::Architectures::=$deb_arch"
+                   -o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"
+                   -o "Dir::State::status=/dev/null" -o DPkg::Lock::Timeout=900)
+        "${apt[@]}" update >"$dir.tmp/apt.log" 2>&1 ||
+            { cat "$dir.tmp/apt.log" >&2; die "apt-get update for $deb_arch failed"; }
+        (cd "$dir.tmp" && "${apt[@]}" download "busybox-static:$deb_arch=$bbver" >>apt.log 2>&1) ||
+            { cat "$dir.tmp/apt.log" >&2; die "apt-get download busybox-static:$deb_arch=$bbver failed"; }
         dpkg -x "$dir.tmp"/busybox-static_*.deb "$dir.tmp/root"
         mkdir -p "$dir/bin" && cp "$dir.tmp/root/bin/busybox" "$dir/bin/busybox"
         rm -rf "$dir.tmp"
     fi
     echo "$dir/bin/busybox"
+}
+
+# The kernel's GPIO character-device tools (lsgpio, gpio-hammer, gpio-event-mon,
+# gpio-watch) from tools/gpio, linked statically. Prints their directory.
+gpio_tools() {
+    local dir=$cache/initramfs/gpio-tools-$arch-$kver
+    if [ ! -x "$dir/lsgpio" ]; then
+        say "initramfs: building tools/gpio (static)"
+        rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/obj"
+        make -C "$src/tools/gpio" O="$dir.tmp/obj/" CROSS_COMPILE="$cross" CC="${cross}gcc" LDFLAGS=-static \
+            >"$dir.tmp/build.log" 2>&1 || { tail -n 20 "$dir.tmp/build.log" >&2; die "tools/gpio build failed"; }
+        local t
+        for t in lsgpio gpio-hammer gpio-event-mon gpio-watch; do
+            "${cross}strip" -o "$dir.tmp/$t" "$dir.tmp/obj/$t"
+        done
+        rm -rf "$dir.tmp/obj" "$dir" && mv "$dir.tmp" "$dir"
+    fi
+    echo "$dir"
 }
 
 build_initramfs() {
@@ -249,8 +276,9 @@ build_initramfs() {
     "${cross}gcc" -std=c11 -Os -static -Wall -Wextra -Werror -D_GNU_SOURCE \
         -o "$work/gbvp-agent" "$repo/guest/agent.c"
     "${cross}strip" "$work/gbvp-agent"
-    local busybox
+    local busybox gpio
     busybox=$(busybox_binary)
+    gpio=$(gpio_tools)
     # The applet list comes from the host's busybox (same Debian version); the binary is the
     # target's.
     local applets
@@ -265,6 +293,10 @@ build_initramfs() {
         echo "file /bin/busybox $busybox 0755 0 0"
         echo "file /init $repo/guest/init 0755 0 0"
         echo "file /sbin/gbvp-agent $work/gbvp-agent 0755 0 0"
+        local t
+        for t in lsgpio gpio-hammer gpio-event-mon gpio-watch; do
+            echo "file /usr/bin/$t $gpio/$t 0755 0 0"
+        done
         local a
         for a in $applets; do
             [ "$a" = bin/busybox ] && continue

@@ -2,25 +2,28 @@
 # SPDX-License-Identifier: MIT
 # Boots the gbvp guest (scripts/build-guest.sh: kernel + busybox initramfs with gbvp-agent)
 # in QEMU. The serial console (ttyS0) goes to DIR/console.log; the guest agent's channel
-# (ttyS1) is the Unix socket DIR/agent.sock, served by QEMU (server=on,wait=off), which
+# (ttyS1 on x86_64; the virtio console hvc0 on arm64) is the Unix socket DIR/agent.sock, served by QEMU (server=on,wait=off), which
 # `gbvp agent --socket DIR/agent.sock -- CMD` talks to. QEMU exits when the guest runs
 # `reboot -f` (-no-reboot) or panics (panic=-1).
 #
 # QEMU: gbvp's own build (scripts/build-qemu.sh, has -device greybus-es2) when it exists;
-# otherwise Debian's qemu-system-x86_64, which is enough to boot the guest without the bridge.
+# otherwise Debian's qemu-system-x86_64 (qemu-system-aarch64 for --arch arm64), which is
+# enough to boot the guest without the bridge.
 set -euo pipefail
 
 usage() {
     cat <<'EOF'
 usage: scripts/run-guest.sh [OPTIONS] [-- EXTRA-QEMU-ARGS...]
 
+  --arch ARCH       x86_64 (default; machine pc) or arm64 (machine virt, cortex-a57)
   --dir DIR         run directory: console.log, agent.sock, qemu.log, qemu.pid
                     (default: a new /tmp/gbvp-guest.XXXXXX)
   --background      start QEMU and return at once; print the run directory's paths
-  --interactive     console on this terminal with a shell (gbvp.shell=1), not a log file
+  --interactive     console on this terminal with a shell (gbvp.shell=1), not a log file;
+                    Ctrl-A x quits QEMU, Ctrl-C goes to the guest
   --kvm             use KVM instead of TCG (KVM hangs on some hosts; TCG is the default)
   --qemu PATH       QEMU binary to use (default: see above)
-  --system-qemu     use Debian's qemu-system-x86_64 even if gbvp's QEMU is built
+  --system-qemu     use Debian's QEMU even if gbvp's QEMU is built
   --device ARG      add "-device ARG" (repeatable), e.g. --device qemu-xhci,id=xhci
   --kernel PATH     kernel image (default: build-guest.sh's, built if needed)
   --initrd PATH     initramfs (default: build-guest.sh's, built if needed)
@@ -35,10 +38,11 @@ EOF
 die() { echo "run-guest: $*" >&2; exit 1; }
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-dir= background=0 interactive=0 accel=tcg qemu= system_qemu=0 kernel= initrd= append= memory=256
+arch=x86_64 dir= background=0 interactive=0 accel=tcg qemu= system_qemu=0 kernel= initrd= append= memory=256
 devices=() extra=()
 while [ $# -gt 0 ]; do
     case $1 in
+    --arch) [ $# -ge 2 ] || die "--arch needs x86_64 or arm64"; arch=$2; shift 2 ;;
     --dir) [ $# -ge 2 ] || die "--dir needs a path"; dir=$2; shift 2 ;;
     --background) background=1; shift ;;
     --interactive) interactive=1; shift ;;
@@ -55,12 +59,17 @@ while [ $# -gt 0 ]; do
     *) usage >&2; die "unknown option '$1'" ;;
     esac
 done
+case $arch in
+x86_64) qarch=x86_64 ;;
+arm64|aarch64) arch=arm64 qarch=aarch64 ;;
+*) die "unknown --arch '$arch' (x86_64 or arm64)" ;;
+esac
 [[ $memory =~ ^[1-9][0-9]*$ ]] || die "--memory wants a number of MB, not '$memory'"
 [ "$background" -eq 1 ] && [ "$interactive" -eq 1 ] && die "--background and --interactive exclude each other"
 
 # --- the guest images -----------------------------------------------------------------------
 if [ -z "$kernel" ] || [ -z "$initrd" ]; then
-    paths=$("$repo/scripts/build-guest.sh") || die "scripts/build-guest.sh failed"
+    paths=$("$repo/scripts/build-guest.sh" --arch "$arch") || die "scripts/build-guest.sh failed"
     [ -n "$kernel" ] || kernel=$(sed -n 's/^kernel: //p' <<<"$paths")
     [ -n "$initrd" ] || initrd=$(sed -n 's/^initramfs: //p' <<<"$paths")
 fi
@@ -75,6 +84,8 @@ done
 firmware=()
 if [ -z "$qemu" ] && [ "$system_qemu" -eq 0 ]; then
     own=$("$repo/scripts/build-qemu.sh" --print-path 2>/dev/null || true)
+    # one build tree holds both targets
+    [ -n "$own" ] && own=$(dirname "$own")/qemu-system-$qarch
     if [ -n "$own" ] && [ -x "$own" ]; then
         qemu=$own
         # gbvp's QEMU is configured with --disable-install-blobs: firmware from Debian's packages
@@ -82,12 +93,12 @@ if [ -z "$qemu" ] && [ "$system_qemu" -eq 0 ]; then
     elif [ "$wants_greybus" -eq 1 ]; then
         die "-device greybus-es2 needs gbvp's QEMU, which is not built${own:+ (expected at $own)}: run scripts/build-qemu.sh"
     else
-        echo "run-guest: gbvp's QEMU is not built (scripts/build-qemu.sh); using Debian's qemu-system-x86_64" >&2
+        echo "run-guest: gbvp's QEMU is not built (scripts/build-qemu.sh); using Debian's qemu-system-$qarch" >&2
     fi
 fi
 if [ -z "$qemu" ]; then
-    qemu=$(command -v qemu-system-x86_64 || true)
-    [ -n "$qemu" ] || die "no QEMU: run scripts/build-qemu.sh, or apt-get install qemu-system-x86"
+    qemu=$(command -v "qemu-system-$qarch" || true)
+    [ -n "$qemu" ] || die "no qemu-system-$qarch: run scripts/build-qemu.sh, or apt-get install $([ "$arch" = arm64 ] && echo qemu-system-arm || echo qemu-system-x86)"
 fi
 [ -x "$qemu" ] || die "QEMU binary '$qemu' is not executable"
 
@@ -102,20 +113,28 @@ sock=$dir/agent.sock
 [ ${#sock} -lt 108 ] || die "agent socket path $sock is longer than a Unix socket allows (107 bytes): use a shorter --dir"
 rm -f "$sock"
 
-cmdline="console=ttyS0 panic=-1 gbvp.agent=/dev/ttyS1"
+if [ "$arch" = x86_64 ]; then
+    machine=(-M pc)
+    cmdline="console=ttyS0 panic=-1 gbvp.agent=/dev/ttyS1"
+    agent_port=(-serial chardev:agent)
+else
+    machine=(-M virt -cpu cortex-a57)
+    cmdline="console=ttyAMA0 panic=-1 gbvp.agent=/dev/hvc0"
+    agent_port=(-device virtio-serial-device -device virtconsole,chardev=agent)
+fi
 [ "$interactive" -eq 1 ] && cmdline+=" gbvp.shell=1"
 [ -n "$append" ] && cmdline+=" $append"
 
 if [ "$interactive" -eq 1 ]; then
-    console=(-chardev stdio,id=console,signal=off,mux=off -serial chardev:console)
+    console=(-chardev stdio,id=console,signal=off,mux=on -serial chardev:console)
 else
     console=(-serial "file:$dir/console.log")
 fi
 
-args=("$qemu" "${firmware[@]}" -M pc -accel "$accel" -m "$memory" -smp 1
+args=("$qemu" "${firmware[@]}" "${machine[@]}" -accel "$accel" -m "$memory" -smp 1
       -nodefaults -no-user-config -display none -no-reboot
       "${console[@]}"
-      -chardev "socket,id=agent,path=$sock,server=on,wait=off" -serial chardev:agent
+      -chardev "socket,id=agent,path=$sock,server=on,wait=off" "${agent_port[@]}"
       -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
       "${devices[@]}" "${extra[@]}")
 printf '%q ' "${args[@]}" >"$dir/qemu.cmdline"

@@ -82,7 +82,7 @@ else
     not_ok "ls /sys/bus/greybus lists devices and drivers" "status $rc, output: $bus"
 fi
 
-want_greybus="bootrom gb-firmware gbphy hid lights log loopback power_supply raw vibrator"
+want_greybus="bootrom gb-audio gb-firmware gbphy hid lights log loopback power_supply raw vibrator"
 want_gbphy="gpio i2c pwm sdio spi uart usb"
 drivers=$(agent 'ls /sys/bus/greybus/drivers; echo --; ls /sys/bus/gbphy/drivers; echo --; ls /sys/bus/usb/drivers' 2>&1)
 missing=
