@@ -70,6 +70,21 @@ static void svc_log(void *ctx, gb_svc_log_level level, sim_time now, const char 
         print_line(level, now, line);
 }
 
+/* "interface 2 CPort 1" for the connection behind an hd CPort, for the debug log. */
+static const char *peer_name(sim_gbvp *s, uint16_t hd_cport, char *buf, size_t len)
+{
+    uint8_t intf;
+    uint16_t cport;
+    if (hd_cport == 0)
+        snprintf(buf, len, "SVC");
+    else if (gb_svc_conn_peer(gb_svc_connections(s->svc), gb_svc_ap_intf_id(s->svc), hd_cport,
+                              &intf, &cport, NULL))
+        snprintf(buf, len, "interface %u CPort %u", intf, cport);
+    else
+        snprintf(buf, len, "no connection");
+    return buf;
+}
+
 /* ---- to the AP ---- */
 
 static bool flush_out(sim_gbvp *s)
@@ -101,9 +116,12 @@ static void to_ap(void *ctx, uint16_t hd_cport, const uint8_t *msg, size_t len)
               "limit of 2048 bytes, dropped", len, hd_cport);
         return;
     }
-    if (hd_cport != 0 && len >= GB_MSG_HEADER_SIZE)
-        logf_(s, GB_SVC_LOG_DEBUG, "bridge: -> AP hd CPort %u type 0x%02x id %u (%zu bytes)",
-              hd_cport, msg[4], gb_get_le16(msg + 2), len);
+    if (hd_cport != 0 && len >= GB_MSG_HEADER_SIZE && s->cfg.log_level >= GB_SVC_LOG_DEBUG) {
+        char peer[48];
+        logf_(s, GB_SVC_LOG_DEBUG, "bridge: -> AP hd CPort %u from %s: type 0x%02x id %u, %zu "
+              "bytes", hd_cport, peer_name(s, hd_cport, peer, sizeof peer), msg[4],
+              gb_get_le16(msg + 2), len);
+    }
     if (s->out_count == s->out_cap) {
         size_t cap = s->out_cap ? s->out_cap * 2 : 64;
         out_rec *q = malloc(cap * sizeof *q);
@@ -199,10 +217,13 @@ static void on_record(void *ctx, const gbl_record *rec)
                   rec->cport, s->cfg.cport_count);
             return;
         }
-        if (rec->len >= GB_MSG_HEADER_SIZE && rec->cport != 0) {
+        if (rec->len >= GB_MSG_HEADER_SIZE && rec->cport != 0 &&
+            s->cfg.log_level >= GB_SVC_LOG_DEBUG) {
             const uint8_t *m = rec->payload;
-            logf_(s, GB_SVC_LOG_DEBUG, "bridge: <- AP hd CPort %u type 0x%02x id %u (%u bytes)",
-                  rec->cport, m[4], gb_get_le16(m + 2), rec->len);
+            char peer[48];
+            logf_(s, GB_SVC_LOG_DEBUG, "bridge: <- AP hd CPort %u to %s: type 0x%02x id %u, %u "
+                  "bytes", rec->cport, peer_name(s, rec->cport, peer, sizeof peer), m[4],
+                  gb_get_le16(m + 2), rec->len);
         }
         {
             uint8_t buf[GBL_MAX_PAYLOAD];

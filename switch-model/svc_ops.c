@@ -63,10 +63,12 @@ static int intf_device_id(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
         o->device_id = 0; /* the AP reassigned an id it freed */
     }
     in->device_id = dev;
-    uint32_t ok = in->ops->dme_set(in->self, DME_N_DEVICEID, 0, dev) |
-                  in->ops->dme_set(in->self, DME_N_DEVICEID_VALID, 0, 1);
+    /* Program the bridge's N_DeviceID as Ara's SVC did; interfaces without the attribute
+     * still work, since the routing table is what carries the traffic here. */
+    uint32_t failed = in->ops->dme_set(in->self, DME_N_DEVICEID, 0, dev) |
+                      in->ops->dme_set(in->self, DME_N_DEVICEID_VALID, 0, 1);
     svc_log(svc, GB_SVC_LOG_INFO, "svc: interface %u gets device id %u%s", intf_id, dev,
-            ok ? " (interface has no N_DeviceID attribute)" : "");
+            failed ? " (interface has no N_DeviceID attribute)" : "");
     return reply(svc, h, NULL, 0);
 }
 
