@@ -15,6 +15,7 @@
 #include "virtual-modules/light.h"
 #include "virtual-modules/loopback.h"
 #include "virtual-modules/power_supply.h"
+#include "virtual-modules/pwm.h"
 #include "virtual-modules/uart.h"
 #include "virtual-modules/vibrator.h"
 
@@ -365,6 +366,24 @@ static int do_loopback(cmd *c)
     return rc ? errno_reply(c, rc) : say(c, 0, "%s", "");
 }
 
+static int do_pwm(cmd *c)
+{
+    vm_pwm *p = vm_interface_pwm(c->intf, c->cport);
+    long ch;
+    if (!p)
+        return say(c, -1, "the interface has no PWM CPort");
+    if (strcmp(c->argv[1], "get"))
+        return say(c, -1, "pwm: expected get");
+    if (nargs(c, 3) || num(c, 2, 0, 255, &ch))
+        return -1;
+    vm_pwm_channel s;
+    if (vm_pwm_get_channel(p, (unsigned)ch, &s))
+        return say(c, -1, "channel %ld does not exist (%u channels)", ch, vm_pwm_channel_count(p));
+    return say(c, 0, "%s duty-ns %u period-ns %u polarity %s%s", s.enabled ? "on" : "off",
+               s.duty_ns, s.period_ns, s.inversed ? "inversed" : "normal",
+               s.activated ? " active" : "");
+}
+
 static const struct {
     const char *name;
     uint8_t type;
@@ -403,6 +422,7 @@ static const struct {
     {"gpio", do_gpio},         {"i2c", do_i2c},     {"uart", do_uart},
     {"battery", do_battery},   {"hid", do_hid},     {"vibrator", do_vibrator},
     {"light", do_light},       {"loopback", do_loopback}, {"pm", do_pm},
+    {"pwm", do_pwm},
 };
 
 int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char *reply,
@@ -432,7 +452,7 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char 
     }
     if (c.argc < 2)
         return say(&c, -1, "expected CLASS[@CPORT] VERB ... (gpio, i2c, uart, battery, hid, "
-                   "vibrator, light, loopback, pm)");
+                   "vibrator, light, loopback, pwm, pm)");
     char *at = strchr(c.argv[0], '@');
     if (at) {
         *at = '\0';
@@ -446,5 +466,5 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char 
         if (!strcmp(classes[i].name, c.argv[0]))
             return classes[i].run(&c);
     return say(&c, -1, "unknown class '%s' (gpio, i2c, uart, battery, hid, vibrator, light, "
-               "loopback, pm)", c.argv[0]);
+               "loopback, pwm, pm)", c.argv[0]);
 }

@@ -7,7 +7,7 @@
 //   uart send TEXT...           uart recv                     uart state
 //   battery set PROP VALUE      battery get PROP              battery notify
 //   hid report HEX              hid key USAGE                 hid state
-//   vibrator state              light get CHANNEL
+//   vibrator state              light get CHANNEL             pwm get CHANNEL
 //   loopback ping | transfer LEN | sink LEN | stats
 //   pm TYPE STATUS              (control: answer BUNDLE_SUSPEND etc. with STATUS)
 //

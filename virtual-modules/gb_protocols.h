@@ -139,6 +139,15 @@
 #define GB_I2C_FUNC_I2C 0x00000001 /* same bit values as Linux I2C_FUNC_* */
 #define GB_I2C_FUNC_SMBUS_EMUL 0x0eff0008
 
+/* ---- PWM (protocol 0x09) ---- */
+#define GB_PWM_TYPE_PWM_COUNT 0x02
+#define GB_PWM_TYPE_ACTIVATE 0x03
+#define GB_PWM_TYPE_DEACTIVATE 0x04
+#define GB_PWM_TYPE_CONFIG 0x05
+#define GB_PWM_TYPE_POLARITY 0x06
+#define GB_PWM_TYPE_ENABLE 0x07
+#define GB_PWM_TYPE_DISABLE 0x08
+
 /* ---- UART (protocol 0x04) ---- */
 #define GB_UART_TYPE_SEND_DATA 0x02
 #define GB_UART_TYPE_RECEIVE_DATA 0x03

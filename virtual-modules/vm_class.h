@@ -76,6 +76,7 @@ extern const vm_class_ops vm_power_supply_class;
 extern const vm_class_ops vm_vibrator_class;
 extern const vm_class_ops vm_light_class;
 extern const vm_class_ops vm_hid_class;
+extern const vm_class_ops vm_pwm_class;
 
 /* Payload helpers for handlers: exact-length checks are the common case. */
 #define VM_REQ_EXPECT_LEN(rq, n)                                                              \

@@ -669,3 +669,8 @@ vm_hid *vm_interface_hid(vm_interface *intf, uint16_t cport)
 {
     return backend(intf, cport, GB_PROTOCOL_HID);
 }
+
+vm_pwm *vm_interface_pwm(vm_interface *intf, uint16_t cport)
+{
+    return backend(intf, cport, GB_PROTOCOL_PWM);
+}

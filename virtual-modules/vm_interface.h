@@ -158,7 +158,7 @@ size_t vm_interface_describe(const vm_interface *intf, char *buf, size_t len);
  * of the first CPort of that protocol in the manifest; NULL when there is none. The
  * returned pointer lives as long as the interface. Backend operations are declared in
  * virtual-modules/<class>.h (gpio.h, i2c.h, uart.h, power_supply.h, hid.h, light.h,
- * vibrator.h, loopback.h). */
+ * vibrator.h, loopback.h, pwm.h). */
 #define VM_ANY_CPORT 0xffffu
 typedef struct vm_gpio vm_gpio;
 typedef struct vm_i2c vm_i2c;
@@ -168,6 +168,7 @@ typedef struct vm_power_supply vm_power_supply;
 typedef struct vm_vibrator vm_vibrator;
 typedef struct vm_light vm_light;
 typedef struct vm_hid vm_hid;
+typedef struct vm_pwm vm_pwm;
 
 vm_gpio *vm_interface_gpio(vm_interface *intf, uint16_t cport);
 vm_i2c *vm_interface_i2c(vm_interface *intf, uint16_t cport);
@@ -177,5 +178,6 @@ vm_power_supply *vm_interface_power_supply(vm_interface *intf, uint16_t cport);
 vm_vibrator *vm_interface_vibrator(vm_interface *intf, uint16_t cport);
 vm_light *vm_interface_light(vm_interface *intf, uint16_t cport);
 vm_hid *vm_interface_hid(vm_interface *intf, uint16_t cport);
+vm_pwm *vm_interface_pwm(vm_interface *intf, uint16_t cport);
 
 #endif
