@@ -159,12 +159,16 @@ typedef struct kv {
     const char *val;
 } kv;
 
-/* key=value words from index `from` on. */
+#define MAX_OPTIONS 16
+
+/* key=value words from index `from` on, at most MAX_OPTIONS of them. */
 static int options(char **w, unsigned n, unsigned from, kv *out, unsigned *count,
                    const char *where, char *err, size_t len)
 {
     *count = 0;
     for (unsigned i = from; i < n; i++) {
+        if (*count == MAX_OPTIONS)
+            return fail(err, len, where, "too many options (at most %d)", MAX_OPTIONS);
         char *eq = strchr(w[i], '=');
         if (!eq || eq == w[i] || !eq[1])
             return fail(err, len, where, "expected key=value, got '%s'", w[i]);
@@ -189,7 +193,7 @@ static int parse_node(model *m, char **w, unsigned n, const char *where, char *e
         return fail(err, len, where, "too many nodes (at most %d)", MODEL_MAX);
     model_node nd = { .dev = -1, .cports = 32, .credits = 64, .segment = UP_SEGMENT_MAX };
     snprintf(nd.name, sizeof nd.name, "%s", w[1]);
-    kv o[16];
+    kv o[MAX_OPTIONS];
     unsigned c;
     if (options(w, n, 2, o, &c, where, err, len))
         return -EINVAL;
@@ -238,7 +242,7 @@ static int parse_switch(model *m, char **w, unsigned n, const char *where, char 
         return fail(err, len, where, "too many switches (at most %d)", MODEL_MAX);
     model_switch s = { .cfg = sw_switch_cfg_default() };
     snprintf(s.name, sizeof s.name, "%s", w[1]);
-    kv o[16];
+    kv o[MAX_OPTIONS];
     unsigned c;
     if (options(w, n, 2, o, &c, where, err, len))
         return -EINVAL;
@@ -321,7 +325,7 @@ static int parse_link(model *m, char **w, unsigned n, const char *where, char *e
         if (same_end(x->a, l.a) || same_end(x->b, l.a) || same_end(x->a, l.b) || same_end(x->b, l.b))
             return fail(err, len, where, "an end of this link is already linked (%s)", x->where);
     }
-    kv o[16];
+    kv o[MAX_OPTIONS];
     unsigned c;
     if (options(w, n, 3, o, &c, where, err, len))
         return -EINVAL;
@@ -380,7 +384,7 @@ static int parse_traffic(model *m, char **w, unsigned n, const char *where, char
     model_flow f = { .src = (unsigned)a, .dst = (unsigned)b, .e2efc = true };
     f.cfg = (up_traffic_cfg){ .kind = UP_TRAFFIC_SATURATE, .size = 2048, .header = UP_GREYBUS_HDR,
                               .response_size = 0, .depth = 2, .seed = m->n_flows + 1 };
-    kv o[16];
+    kv o[MAX_OPTIONS];
     unsigned c;
     if (options(w, n, 3, o, &c, where, err, len))
         return -EINVAL;
