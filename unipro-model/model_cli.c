@@ -19,6 +19,7 @@ static void usage(FILE *out)
             "  --csv FILE        write the statistics as CSV (section,object,metric,value)\n"
             "  --series FILE     write switch queue depth over time as CSV\n"
             "  --quiet           no text summary\n"
+            "  --fast            message-level mode: much faster; saturating flows, no faults\n"
             "flags without FILE:\n"
             "  --gear G          HS-G1A..HS-G4B or PWM-G1..PWM-G7 (default HS-G3B)\n"
             "  --lanes N         1..4 (default 2)\n"
@@ -57,7 +58,7 @@ int model_cli_main(int argc, char **argv)
     const char *file = NULL, *json = NULL, *csv = NULL, *series = NULL;
     const char *gear = "HS-G3B", *lanes = "2", *kind = "saturate", *size = "2048";
     const char *rate = NULL, *ber = "0";
-    bool with_switch = false, quiet = false;
+    bool with_switch = false, quiet = false, fast = false;
     sim_time duration = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -70,6 +71,9 @@ int model_cli_main(int argc, char **argv)
             continue;
         } else if (!strcmp(a, "--quiet")) {
             quiet = true;
+            continue;
+        } else if (!strcmp(a, "--fast")) {
+            fast = true;
             continue;
         } else if (!strcmp(a, "--duration")) {
             if (i + 1 >= argc || model_parse_time(argv[++i], &duration) || !duration) {
@@ -140,7 +144,8 @@ int model_cli_main(int argc, char **argv)
     if (!rc) {
         if (!duration)
             duration = model_duration(m);
-        rc = model_run(m, duration, err, sizeof err);
+        rc = fast ? model_run_fast(m, duration, err, sizeof err)
+                  : model_run(m, duration, err, sizeof err);
     }
     if (rc) {
         fprintf(stderr, "gbvp model: %s\n", err);

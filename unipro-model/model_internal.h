@@ -9,6 +9,7 @@
 #include "switch-model/switch.h"
 #include "unipro-model/model_topo.h"
 #include "unipro-model/up_consts.h"
+#include "unipro-model/up_fast.h"
 #include "unipro-model/up_link.h"
 #include "unipro-model/up_node.h"
 #include "unipro-model/up_traffic.h"
@@ -55,6 +56,7 @@ typedef struct model_flow {
     uint8_t tc;
     bool e2efc;
     unsigned src_cport, dst_cport;
+    unsigned fast_idx;       /* --fast: the up_fast flow */
     up_traffic *t;
 } model_flow;
 
@@ -67,6 +69,8 @@ struct model {
     sim_time duration;
     /* after model_run */
     bool built;
+    bool fast;               /* ran in the message-level mode */
+    up_fast *uf;
     sim_kernel *k;
     up_env *env;
     sim_time ran;
@@ -75,5 +79,9 @@ struct model {
 };
 
 void model_teardown(model *m);
+/* model_fast.c */
+void model_fast_print(const model *m, FILE *out);
+void model_fast_json(const model *m, FILE *out);
+void model_fast_csv(const model *m, FILE *out);
 
 #endif

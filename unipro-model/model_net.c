@@ -30,6 +30,8 @@ void model_teardown(model *m)
     }
     up_env_free(m->env);
     m->env = NULL;
+    up_fast_free(m->uf);
+    m->uf = NULL;
     sim_kernel_free(m->k);
     m->k = NULL;
 }
@@ -261,6 +263,10 @@ static double goodput(const model *m, const model_flow *f)
 
 void model_print_summary(const model *m, FILE *out)
 {
+    if (m->fast) {
+        model_fast_print(m, out);
+        return;
+    }
     fprintf(out, "simulated %.6g s in %.3g s of wall time (%.3g x real time), %" PRIu64
             " events (%.3g events/s)\n",
             (double)m->ran * 1e-12, m->wall, m->wall > 0 ? (double)m->ran * 1e-12 / m->wall : 0,
@@ -327,6 +333,10 @@ static void json_hist(FILE *out, const up_hist *h)
 
 void model_write_json(const model *m, FILE *out)
 {
+    if (m->fast) {
+        model_fast_json(m, out);
+        return;
+    }
     fprintf(out, "{\n  \"simulated_ps\": %" PRIu64 ",\n  \"wall_s\": %.6f,\n  \"events\": %" PRIu64
             ",\n  \"links\": [",
             m->ran, m->wall, m->events);
@@ -402,6 +412,10 @@ static void csv_hist(FILE *out, const char *obj, const char *name, const up_hist
 
 void model_write_csv(const model *m, FILE *out)
 {
+    if (m->fast) {
+        model_fast_csv(m, out);
+        return;
+    }
     fprintf(out, "section,object,metric,value\n");
     fprintf(out, "run,model,simulated_ps,%" PRIu64 "\nrun,model,wall_s,%.6f\nrun,model,events,%" PRIu64 "\n",
             m->ran, m->wall, m->events);
@@ -452,6 +466,8 @@ void model_write_csv(const model *m, FILE *out)
 void model_write_series_csv(const model *m, FILE *out)
 {
     fprintf(out, "switch,port,time_ps,depth\n");
+    if (m->fast)
+        return; /* the message-level mode has no input queues */
     for (unsigned i = 0; i < m->n_switches; i++) {
         const model_switch *sw = &m->switches[i];
         for (unsigned p = 0; p < sw->cfg.ports; p++) {

@@ -41,6 +41,10 @@ sim_time model_duration(const model *m);
  * message (e.g. a port used twice, no route between a flow's ends). */
 int model_run(model *m, sim_time duration, char *err, size_t errlen);
 
+/* The same in the message-level mode (up_fast.h): saturating flows, node-to-node and
+ * node-to-switch links, no faults; anything else is refused naming its line. */
+int model_run_fast(model *m, sim_time duration, char *err, size_t errlen);
+
 /* After model_run: a text summary, JSON, CSV (section,object,metric,value) and the switch
  * queue depth series as CSV (switch,port,time_ps,depth). */
 void model_print_summary(const model *m, FILE *out);

@@ -8,7 +8,8 @@ $(eval $(call library,unipro_model,$(UNIPRO_MODEL_SRCS)))
 
 # `gbvp model` sits on top of the UniPro model and the switch, in a library of its own so
 # the model itself does not depend on the switch (switch-model/part.mk is read after this).
-UP_MODEL_CLI_SRCS := unipro-model/model_topo.c unipro-model/model_net.c unipro-model/model_cli.c
+UP_MODEL_CLI_SRCS := unipro-model/model_topo.c unipro-model/model_net.c unipro-model/model_cli.c \
+	unipro-model/model_fast.c
 $(eval $(call library,up_model_cli,$(UP_MODEL_CLI_SRCS)))
 GBVP_LIBS += $(LIB_up_model_cli) $(B)/lib/libswitch_model.a $(LIB_unipro_model)
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `gbvp model`: topology/traffic files are parsed with errors naming the line, and a run
 // produces statistics that agree with the timing model.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +122,51 @@ static void test_model_cli_flags_and_bad_arguments(void)
     CU_ASSERT_EQUAL(model_cli_main(2, missing), 1);
 }
 
+static double first_goodput(model *m)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    model_write_json(m, f);
+    fclose(f);
+    char *g = strstr(buf, "\"goodput_bps\": ");
+    double v = g ? strtod(g + 15, NULL) : 0;
+    free(buf);
+    return v;
+}
+
+static void test_model_fast_mode_agrees_with_frame_level(void)
+{
+    const char *text = "node A dev=2\nnode B dev=3\nswitch S ports=4\n"
+                       "link A S:0 gear=HS-G2B lanes=4\nlink S:1 B gear=HS-G2B lanes=4\n"
+                       "traffic A B size=1024 e2efc=off\nrun 300us\n";
+    char err[512] = "";
+    double gp[2];
+    for (int fast = 0; fast < 2; fast++) {
+        model *m = model_new();
+        char *path = write_tmp(text);
+        CU_ASSERT_EQUAL_FATAL(model_parse_file(m, path, err, sizeof err), 0);
+        int rc = fast ? model_run_fast(m, model_duration(m), err, sizeof err)
+                      : model_run(m, model_duration(m), err, sizeof err);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        gp[fast] = first_goodput(m);
+        unlink(path);
+        model_free(m);
+    }
+    CU_ASSERT(gp[0] > 8e9);
+    CU_ASSERT(fabs(gp[1] - gp[0]) / gp[0] < 0.01);
+    /* what the fast mode does not model is refused, naming the line */
+    model *m = model_new();
+    char *path = write_tmp("node A dev=2\nnode B dev=3\nlink A B ber=1e-6\ntraffic A B\n");
+    CU_ASSERT_EQUAL(model_parse_file(m, path, err, sizeof err), 0);
+    CU_ASSERT(model_run_fast(m, SIM_US(10), err, sizeof err) != 0);
+    CU_ASSERT(strstr(err, ":3: --fast does not model faults") != NULL);
+    unlink(path);
+    model_free(m);
+}
+
 static const unit_test tests[] = {
+    UNIT_TEST(test_model_fast_mode_agrees_with_frame_level),
     UNIT_TEST(test_model_errors_name_the_line),
     UNIT_TEST(test_model_runs_a_switched_network_and_exports_statistics),
     UNIT_TEST(test_model_cli_flags_and_bad_arguments),
