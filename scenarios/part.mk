@@ -22,3 +22,4 @@ scenarios: $(B)/gbvp
 		grep -q 'tests/scenarios/broken.lua:[0-9]*:' $(B)/broken.err || \
 		{ echo "broken.lua's error does not name its line:"; cat $(B)/broken.err; exit 1; }; \
 		echo "broken.lua fails as it must: $$(head -1 $(B)/broken.err)"
+$(eval $(call unit_test,test_control,tests/unit/test_control.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libsim_agent.a))

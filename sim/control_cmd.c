@@ -451,6 +451,40 @@ static const struct {
     { "unsubscribe", cmd_unsub },
 };
 
+/* One JSON value and nothing after it but white space (json-glib alone accepts
+ * "{...} {...}"). Only objects and arrays are scanned; anything else is refused later as
+ * not an object. */
+static bool single_value(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && strchr(" \t\r\n", s[i]))
+        i++;
+    if (i == len || (s[i] != '{' && s[i] != '['))
+        return true;
+    unsigned depth = 0;
+    bool in_str = false;
+    for (; i < len; i++) {
+        char ch = s[i];
+        if (in_str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_str = false;
+        } else if (ch == '"') {
+            in_str = true;
+        } else if (ch == '{' || ch == '[') {
+            depth++;
+        } else if (ch == '}' || ch == ']') {
+            if (depth && --depth == 0)
+                break;
+        }
+    }
+    for (i++; i < len; i++)
+        if (!strchr(" \t\r\n", s[i]))
+            return false;
+    return true;
+}
+
 char *ctl_handle(sim_control *c, ctl_client *cl, const char *line, size_t len)
 {
     req r = { .c = c, .cl = cl };
@@ -463,6 +497,8 @@ char *ctl_handle(sim_control *c, ctl_client *cl, const char *line, size_t len)
         fail(&r, "request line longer than %u bytes", SIM_CONTROL_MAX_LINE);
     } else if (memchr(line, 0, len) || !g_utf8_validate(line, (gssize)len, NULL)) {
         fail(&r, "request is not UTF-8 text");
+    } else if (!single_value(line, len)) {
+        fail(&r, "request is not JSON: more than one value on the line");
     } else {
         GError *e = NULL;
         if (!json_parser_load_from_data(p, line, (gssize)len, &e)) {

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: MIT
+// The control socket: requests are validated field by field (hostile lines get an error
+// reply, never a crash), commands drive the simulator with the test AP, the socket is
+// 0600, subscribers get events, over-long lines and surplus clients are refused.
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "sim/control.h"
+#include "sim/scenario.h"
+#include "tests/unit/unit.h"
+#include "virtual-modules/vm_module.h"
+
+typedef struct rig {
+    sim_scenario_tap *t;
+    const sim_scenario_target *tg;
+    sim_control *c;
+    char path[64];
+} rig;
+
+static gb_svc *a_svc(void *ctx)
+{
+    const sim_scenario_target *t = ((rig *)ctx)->tg;
+    return t->svc(t->ctx);
+}
+
+static gb_slots *a_slots(void *ctx)
+{
+    const sim_scenario_target *t = ((rig *)ctx)->tg;
+    return t->slots(t->ctx);
+}
+
+static int a_insert(void *ctx, unsigned slot, const char *module, char *err, size_t errlen)
+{
+    const sim_scenario_target *t = ((rig *)ctx)->tg;
+    vm_module *m = vm_module_load(NULL, module, err, errlen);
+    if (!m)
+        return -ENOENT;
+    int rc = gb_slots_insert(t->slots(t->ctx), slot, m, t->now(t->ctx), err, errlen);
+    vm_module_free(m);
+    t->settle(t->ctx);
+    return rc;
+}
+
+static int a_remove(void *ctx, unsigned slot, char *err, size_t errlen)
+{
+    const sim_scenario_target *t = ((rig *)ctx)->tg;
+    int rc = gb_slots_remove(t->slots(t->ctx), slot, t->now(t->ctx));
+    if (rc)
+        snprintf(err, errlen, "the slot is empty");
+    t->settle(t->ctx);
+    return rc;
+}
+
+static void a_advance(void *ctx, sim_time dt)
+{
+    const sim_scenario_target *t = ((rig *)ctx)->tg;
+    t->advance(t->ctx, dt);
+}
+
+static void rig_up(rig *r)
+{
+    memset(r, 0, sizeof *r);
+    r->t = sim_scenario_tap_new(4, NULL, false);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->t);
+    r->tg = sim_scenario_tap_target(r->t);
+    snprintf(r->path, sizeof r->path, "/tmp/gbvp-test-ctl-%d.sock", (int)getpid());
+    sim_control_backend b = { .name = "test-ap", .svc = a_svc, .slots = a_slots,
+                              .insert = a_insert, .remove = a_remove, .advance = a_advance,
+                              .ctx = r };
+    char err[256];
+    r->c = sim_control_new(r->path, &b, err, sizeof err);
+    if (!r->c)
+        fprintf(stderr, "\n    %s\n", err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->c);
+}
+
+static void rig_down(rig *r)
+{
+    sim_control_free(r->c);
+    sim_scenario_tap_free(r->t);
+}
+
+/* The reply to one line, checked to contain `want`. */
+static bool reply_has(rig *r, const char *line, const char *want)
+{
+    char *rep = sim_control_handle_line(r->c, line, strlen(line));
+    bool ok = rep && strstr(rep, want);
+    if (!ok)
+        fprintf(stderr, "\n    %s -> %s (wanted %s)\n", line, rep ? rep : "NULL", want);
+    free(rep);
+    return ok;
+}
+
+static void test_control_commands_drive_the_simulator(void)
+{
+    rig r;
+    rig_up(&r);
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"ping\",\"id\":7}", "\"id\":7,\"ok\":true"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"insert\",\"slot\":0,\"module\":\"sensor\"}",
+                             "{\"interface\":2,\"ok\":true}"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"interface\",\"interface\":2}", "\"active\":true"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"gpio_set\",\"slot\":0,\"line\":2,\"level\":1}",
+                             "\"irq_sent\":false,\"ok\":true"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"gpio_get\",\"slot\":0,\"line\":2}", "\"value\":1"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"insert\",\"slot\":1,\"module\":\"battery\"}",
+                             "\"ok\":true"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"battery_set\",\"slot\":1,\"property\":\"capacity\","
+                                 "\"value\":42}", "\"notified\":true"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"battery_get\",\"slot\":1,\"property\":\"capacity\"}",
+                             "\"value\":42"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"status\"}", "\"module\":\"battery\""));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"wait\",\"ms\":5000}", "\"ok\":true"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"stats\"}", "\"pings\":2"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"remove\",\"slot\":1}", "\"ok\":true"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"remove\",\"slot\":1}",
+                             "\"error\":\"cannot remove slot 1: the slot is empty\""));
+    rig_down(&r);
+}
+
+static void test_control_refuses_bad_requests_naming_the_problem(void)
+{
+    static const struct {
+        const char *line, *want;
+    } cases[] = {
+        { "", "request must be a JSON object" },
+        { "not json", "request is not JSON" },
+        { "[1,2,3]", "request must be a JSON object" },
+        { "\"cmd\"", "request must be a JSON object" },
+        { "{}", "missing field 'cmd'" },
+        { "{\"cmd\":5}", "field 'cmd' must be a string" },
+        { "{\"cmd\":\"\"}", "field 'cmd' must have 1..64 characters" },
+        { "{\"cmd\":\"reboot\"}", "unknown command 'reboot'" },
+        { "{\"cmd\":\"insert\",\"module\":\"sensor\"}", "missing field 'slot'" },
+        { "{\"cmd\":\"insert\",\"slot\":4,\"module\":\"sensor\"}", "field 'slot' is 4, want 0..3" },
+        { "{\"cmd\":\"insert\",\"slot\":-1,\"module\":\"sensor\"}", "field 'slot' is -1" },
+        { "{\"cmd\":\"insert\",\"slot\":1.5,\"module\":\"sensor\"}", "must be an integer" },
+        { "{\"cmd\":\"insert\",\"slot\":\"0\",\"module\":\"sensor\"}", "must be an integer" },
+        { "{\"cmd\":\"insert\",\"slot\":0,\"module\":[\"x\"]}", "field 'module' must be a string" },
+        { "{\"cmd\":\"insert\",\"slot\":0,\"module\":\"../../etc/passwd\"}", "cannot insert" },
+        { "{\"cmd\":\"insert\",\"slot\":99999999999999999999,\"module\":\"x\"}", "slot" },
+        { "{\"cmd\":\"gpio_set\",\"slot\":0,\"line\":1,\"level\":1}", "slot 0 is empty" },
+        { "{\"cmd\":\"wait\",\"ms\":-5}", "field 'ms' is -5" },
+        { "{\"cmd\":\"interface\",\"interface\":256}", "want 0..255" },
+        { "{\"cmd\":\"subscribe\"}", "subscriptions need a socket connection" },
+        { "{\"cmd\":\"link\",\"interface\":2}", "link model is not wired" },
+        { "{\"cmd\":\"fault\"}", "link model is not wired" },
+        { "{\"cmd\":\"ping\"} {\"cmd\":\"ping\"}", "request is not JSON" },
+        { "{\"cmd\":\"ping\",\"id\":{\"deep\":[1,{\"x\":null}]}}", "\"ok\":true" },
+        { "\xff\xfe{}", "request is not UTF-8 text" },
+    };
+    rig r;
+    rig_up(&r);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CU_ASSERT_TRUE(reply_has(&r, cases[i].line, cases[i].want));
+    char nul[] = "{\"cmd\":\"ping\"}\0x";
+    char *rep = sim_control_handle_line(r.c, nul, sizeof nul - 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rep, "not UTF-8 text"));
+    free(rep);
+    rig_down(&r);
+}
+
+static void test_control_survives_random_lines(void)
+{
+    rig r;
+    rig_up(&r);
+    static const char alphabet[] = "{}[]\":,0123456789-.eE truefalsnl\\cmdslotmoduleinsert";
+    unsigned seed = 12345;
+    char line[256];
+    for (int i = 0; i < 20000; i++) {
+        seed = seed * 1103515245u + 12345u;
+        size_t n = (seed >> 16) % sizeof line;
+        for (size_t k = 0; k < n; k++) {
+            seed = seed * 1103515245u + 12345u;
+            line[k] = (seed >> 24) & 1 ? alphabet[(seed >> 8) % (sizeof alphabet - 1)]
+                                       : (char)(seed >> 16);
+        }
+        char *rep = sim_control_handle_line(r.c, line, n);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+        CU_ASSERT_PTR_NOT_NULL(strstr(rep, "\"ok\":"));
+        free(rep);
+    }
+    rig_down(&r);
+}
+
+static int connect_to(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* A client connection with what it received and not yet consumed. */
+typedef struct conn {
+    int fd;
+    char buf[8192];
+    size_t have;
+    char line[8192];
+} conn;
+
+/* Services the server until the connection has a complete line (returned, or "" when
+ * none came within a few rounds; never NULL, so strstr on it is safe). */
+static const char *read_reply(rig *r, conn *c)
+{
+    for (int round = 0; round < 200; round++) {
+        char *nl = memchr(c->buf, '\n', c->have);
+        if (nl) {
+            size_t n = (size_t)(nl - c->buf);
+            memcpy(c->line, c->buf, n);
+            c->line[n] = 0;
+            memmove(c->buf, nl + 1, c->have - n - 1);
+            c->have -= n + 1;
+            return c->line;
+        }
+        sim_control_service(r->c);
+        ssize_t n = recv(c->fd, c->buf + c->have, sizeof c->buf - c->have, MSG_DONTWAIT);
+        if (n > 0)
+            c->have += (size_t)n;
+        else if (n == 0)
+            break;
+        else
+            usleep(1000);
+    }
+    return "";
+}
+
+static void test_control_socket_is_private_and_sends_events(void)
+{
+    rig r;
+    rig_up(&r);
+    struct stat st;
+    CU_ASSERT_EQUAL_FATAL(stat(r.path, &st), 0);
+    CU_ASSERT_TRUE(S_ISSOCK(st.st_mode));
+    CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
+
+    static conn sub, cmd;
+    sub.fd = connect_to(r.path);
+    cmd.fd = connect_to(r.path);
+    sub.have = cmd.have = 0;
+    CU_ASSERT_FATAL(sub.fd >= 0 && cmd.fd >= 0);
+    const char s[] = "{\"cmd\":\"subscribe\",\"events\":[\"module\",\"interface\",\"assertion\"]}\n";
+    CU_ASSERT_EQUAL(send(sub.fd, s, sizeof s - 1, 0), (ssize_t)sizeof s - 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &sub), "\"subscribed\":13"));
+    /* a request split across two writes */
+    const char a[] = "{\"cmd\":\"insert\",\"slot\":2,", b[] = "\"module\":\"vibrator\"}\r\n";
+    CU_ASSERT_EQUAL(send(cmd.fd, a, sizeof a - 1, 0), (ssize_t)sizeof a - 1);
+    sim_control_service(r.c);
+    CU_ASSERT_EQUAL(send(cmd.fd, b, sizeof b - 1, 0), (ssize_t)sizeof b - 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &cmd), "\"interface\":4,\"ok\":true"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &sub),
+                                  "{\"event\":\"module_inserted\",\"slot\":2,\"interface\":4,"
+                                  "\"module\":\"vibrator\"}"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &sub),
+                                  "{\"event\":\"interface_activated\",\"interface\":4,\"slot\":2}"));
+    sim_control_assertion(r.c, false, "a \"quoted\" name");
+    CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &sub),
+                                  "{\"event\":\"assertion\",\"ok\":false,\"name\":\"a \\\"quoted\\\" name\"}"));
+    sim_control_log(r.c, "not subscribed");
+    /* the command client never subscribed: it gets no events */
+    CU_ASSERT_STRING_EQUAL(read_reply(&r, &cmd), "");
+    close(sub.fd);
+    close(cmd.fd);
+    rig_down(&r);
+    CU_ASSERT_NOT_EQUAL(stat(r.path, &st), 0); /* the socket file is gone */
+}
+
+static void test_control_refuses_long_lines_and_surplus_clients(void)
+{
+    rig r;
+    rig_up(&r);
+    static conn c, extra;
+    int fd = connect_to(r.path);
+    CU_ASSERT_FATAL(fd >= 0);
+    c.fd = fd;
+    c.have = 0;
+    size_t big = SIM_CONTROL_MAX_LINE + 100;
+    char *line = malloc(big + 1);
+    memset(line, ' ', big);
+    line[big] = '\n';
+    size_t sent = 0;
+    while (sent < big + 1) {
+        ssize_t n = send(fd, line + sent, big + 1 - sent, MSG_DONTWAIT);
+        if (n > 0)
+            sent += (size_t)n;
+        sim_control_service(r.c);
+    }
+    free(line);
+    CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &c), "longer than 65536"));
+    /* the connection still works after the refused line */
+    const char p[] = "{\"cmd\":\"ping\"}\n";
+    CU_ASSERT_EQUAL(send(fd, p, sizeof p - 1, 0), (ssize_t)sizeof p - 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &c), "\"pong\":true"));
+
+    int more[SIM_CONTROL_MAX_CLIENTS];
+    for (unsigned i = 0; i < SIM_CONTROL_MAX_CLIENTS; i++)
+        more[i] = connect_to(r.path);
+    sim_control_service(r.c);
+    /* the last one is over the limit and is told so */
+    extra.fd = more[SIM_CONTROL_MAX_CLIENTS - 1];
+    extra.have = 0;
+    CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &extra), "too many control clients"));
+    for (unsigned i = 0; i < SIM_CONTROL_MAX_CLIENTS; i++)
+        close(more[i]);
+    close(fd);
+    rig_down(&r);
+}
+
+static void test_control_new_refuses_bad_paths(void)
+{
+    char err[256];
+    sim_control_backend b = { .name = "x", .svc = a_svc, .insert = a_insert, .remove = a_remove };
+    CU_ASSERT_PTR_NULL(sim_control_new("", &b, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "empty or longer"));
+    CU_ASSERT_PTR_NULL(sim_control_new("/nonexistent-dir/x.sock", &b, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot listen on /nonexistent-dir/x.sock"));
+    char path[] = "/tmp/gbvp-test-ctl-file-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    CU_ASSERT_PTR_NULL(sim_control_new(path, &b, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not a socket"));
+    unlink(path);
+}
+
+static const unit_test tests[] = {
+    UNIT_TEST(test_control_commands_drive_the_simulator),
+    UNIT_TEST(test_control_refuses_bad_requests_naming_the_problem),
+    UNIT_TEST(test_control_survives_random_lines),
+    UNIT_TEST(test_control_socket_is_private_and_sends_events),
+    UNIT_TEST(test_control_refuses_long_lines_and_surplus_clients),
+    UNIT_TEST(test_control_new_refuses_bad_paths),
+    UNIT_TESTS_END,
+};
+
+static const unit_suite suites[] = {
+    { "control", tests, NULL, NULL },
+    UNIT_SUITES_END,
+};
+
+int main(int argc, char **argv)
+{
+    return unit_run(suites, argc, argv);
+}
