@@ -13,9 +13,11 @@
 #include "virtual-modules/hid.h"
 #include "virtual-modules/i2c.h"
 #include "virtual-modules/light.h"
+#include "virtual-modules/log.h"
 #include "virtual-modules/loopback.h"
 #include "virtual-modules/power_supply.h"
 #include "virtual-modules/pwm.h"
+#include "virtual-modules/raw.h"
 #include "virtual-modules/uart.h"
 #include "virtual-modules/vibrator.h"
 
@@ -384,6 +386,39 @@ static int do_pwm(cmd *c)
                s.activated ? " active" : "");
 }
 
+static int do_log(cmd *c)
+{
+    vm_log *l = vm_interface_log(c->intf, c->cport);
+    if (!l)
+        return say(c, -1, "the interface has no log CPort");
+    if (strcmp(c->argv[1], "send") || !c->rest || !*c->rest)
+        return say(c, -1, "log: expected send TEXT...");
+    int rc = vm_log_send(l, c->rest);
+    return rc ? errno_reply(c, rc) : say(c, 0, "%s", "");
+}
+
+static int do_raw(cmd *c)
+{
+    vm_raw *r = vm_interface_raw(c->intf, c->cport);
+    if (!r)
+        return say(c, -1, "the interface has no raw CPort");
+    if (!strcmp(c->argv[1], "send")) {
+        uint8_t data[MAX_HEX];
+        size_t n;
+        if (nargs(c, 3) || hexbytes(c, c->argv[2], data, sizeof data, &n))
+            return -1;
+        int rc = n ? vm_raw_send(r, data, n) : -EINVAL;
+        return rc ? errno_reply(c, rc) : say(c, 0, "%s", "");
+    }
+    if (!strcmp(c->argv[1], "recv")) {
+        uint8_t data[MAX_HEX];
+        size_t n = vm_raw_read(r, data, c->len / 2 < sizeof data ? c->len / 2 : sizeof data);
+        hexout(c->reply, c->len, data, n);
+        return 0;
+    }
+    return say(c, -1, "raw: expected send HEX or recv");
+}
+
 static const struct {
     const char *name;
     uint8_t type;
@@ -422,7 +457,7 @@ static const struct {
     {"gpio", do_gpio},         {"i2c", do_i2c},     {"uart", do_uart},
     {"battery", do_battery},   {"hid", do_hid},     {"vibrator", do_vibrator},
     {"light", do_light},       {"loopback", do_loopback}, {"pm", do_pm},
-    {"pwm", do_pwm},
+    {"pwm", do_pwm},           {"log", do_log},     {"raw", do_raw},
 };
 
 int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char *reply,
@@ -452,7 +487,7 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char 
     }
     if (c.argc < 2)
         return say(&c, -1, "expected CLASS[@CPORT] VERB ... (gpio, i2c, uart, battery, hid, "
-                   "vibrator, light, loopback, pwm, pm)");
+                   "vibrator, light, loopback, pwm, log, raw, pm)");
     char *at = strchr(c.argv[0], '@');
     if (at) {
         *at = '\0';
@@ -466,5 +501,5 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char 
         if (!strcmp(classes[i].name, c.argv[0]))
             return classes[i].run(&c);
     return say(&c, -1, "unknown class '%s' (gpio, i2c, uart, battery, hid, vibrator, light, "
-               "loopback, pwm, pm)", c.argv[0]);
+               "loopback, pwm, log, raw, pm)", c.argv[0]);
 }

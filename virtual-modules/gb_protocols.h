@@ -275,4 +275,11 @@
 #define GB_LOOPBACK_TYPE_TRANSFER 0x03
 #define GB_LOOPBACK_TYPE_SINK 0x04
 
+/* ---- Log (protocol 0x1a) ---- */
+#define GB_LOG_TYPE_SEND_LOG 0x02
+#define GB_LOG_MAX_LEN 1024
+
+/* ---- Raw (protocol 0xfe) ---- */
+#define GB_RAW_TYPE_SEND 0x02
+
 #endif

@@ -27,6 +27,8 @@ VM_SRCS += virtual-modules/vibrator.c
 VM_SRCS += virtual-modules/light.c
 VM_SRCS += virtual-modules/hid.c
 VM_SRCS += virtual-modules/pwm.c
+VM_SRCS += virtual-modules/log.c
+VM_SRCS += virtual-modules/raw.c
 VM_SRCS += virtual-modules/vm_module.c
 VM_SRCS += virtual-modules/module_cli.c
 VM_SRCS += virtual-modules/backend_cmd.c
@@ -39,7 +41,8 @@ VM_TEST_SRCS := tests/unit/test_vm_main.c tests/unit/test_vm_harness.c \
 	tests/unit/test_vm_i2c.c tests/unit/test_vm_loopback.c tests/unit/test_vm_power_supply.c \
 	tests/unit/test_vm_uart.c tests/unit/test_vm_hid.c tests/unit/test_vm_light.c \
 	tests/unit/test_vm_vibrator.c tests/unit/test_vm_robustness.c \
-	tests/unit/test_vm_commands.c tests/unit/test_vm_pwm.c
+	tests/unit/test_vm_commands.c tests/unit/test_vm_pwm.c \
+	tests/unit/test_vm_lograw.c
 $(eval $(call unit_test,test_vm,$(VM_TEST_SRCS),$(LIB_vm)))
 
 # ---- manifests: library, unit tests, fuzz targets ----

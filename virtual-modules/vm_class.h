@@ -77,6 +77,8 @@ extern const vm_class_ops vm_vibrator_class;
 extern const vm_class_ops vm_light_class;
 extern const vm_class_ops vm_hid_class;
 extern const vm_class_ops vm_pwm_class;
+extern const vm_class_ops vm_log_class;
+extern const vm_class_ops vm_raw_class;
 
 /* Payload helpers for handlers: exact-length checks are the common case. */
 #define VM_REQ_EXPECT_LEN(rq, n)                                                              \

@@ -630,6 +630,11 @@ static void *backend(vm_interface *intf, uint16_t cport, uint8_t protocol)
     return NULL;
 }
 
+void *vm_interface_handler(vm_interface *intf, uint16_t cport, uint8_t protocol)
+{
+    return backend(intf, cport, protocol);
+}
+
 vm_gpio *vm_interface_gpio(vm_interface *intf, uint16_t cport)
 {
     return backend(intf, cport, GB_PROTOCOL_GPIO);

@@ -179,5 +179,8 @@ vm_vibrator *vm_interface_vibrator(vm_interface *intf, uint16_t cport);
 vm_light *vm_interface_light(vm_interface *intf, uint16_t cport);
 vm_hid *vm_interface_hid(vm_interface *intf, uint16_t cport);
 vm_pwm *vm_interface_pwm(vm_interface *intf, uint16_t cport);
+/* The handler object of any protocol (for handlers whose accessor lives in their own
+ * header: log.h, raw.h); NULL when there is none. */
+void *vm_interface_handler(vm_interface *intf, uint16_t cport, uint8_t protocol);
 
 #endif

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+// Log and raw handlers, as drivers/staging/greybus/log.c and raw.c receive and send.
+#include <errno.h>
+#include <string.h>
+
+#include "tests/unit/test_vm_harness.h"
+#include "tests/unit/test_vm_suites.h"
+#include "virtual-modules/backend_cmd.h"
+#include "virtual-modules/log.h"
+#include "virtual-modules/raw.h"
+
+static const uint16_t cport1[] = {1};
+
+static void test_log_send_is_nul_terminated_and_split(void)
+{
+    vmt t;
+    CU_ASSERT_FATAL(vmt_up(&t, vmt_manifest_one(0x17, 0x1a), NULL, cport1, 1));
+    vm_log *l = vm_interface_log(t.intf, 1);
+    CU_ASSERT_EQUAL(vm_log_send(l, "hi"), 0);
+    const uint8_t want[] = {0x0d, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00,
+                            0x03, 0x00, 'h',  'i',  0x00};
+    vmt_expect(&t, 0, 1, want, sizeof want);
+    static char big[1500];
+    memset(big, 'x', sizeof big - 1);
+    CU_ASSERT_EQUAL(vm_log_send(l, big), 0);
+    CU_ASSERT_EQUAL(t.sink.n, 3);
+    CU_ASSERT_EQUAL(gb_get_le16(t.sink.msg[1] + 8), 1024);
+    CU_ASSERT_EQUAL(t.sink.msg[1][8 + 2 + 1023], 0);
+    CU_ASSERT_EQUAL(gb_get_le16(t.sink.msg[2] + 8), 1499 - 1023 + 1);
+    CU_ASSERT_EQUAL(vm_log_send(l, ""), -EINVAL);
+    CU_ASSERT_EQUAL(vm_log_sent(l), 3);
+    char reply[64];
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "log send booted ok", 0, reply, sizeof reply), 0);
+    CU_ASSERT_EQUAL(memcmp(t.sink.msg[3] + 10, "booted ok", 10), 0);
+    /* the AP sends nothing but shutdown on a log CPort */
+    vmt_request(&t, 1, 2, GB_LOG_TYPE_SEND_LOG, NULL, 0);
+    vmt_expect_response(&t, 4, 1, 2, GB_LOG_TYPE_SEND_LOG, GB_OP_PROTOCOL_BAD, NULL, 0);
+    vmt_down(&t);
+}
+
+static void test_raw_capture_and_send_both_ways(void)
+{
+    vmt t;
+    CU_ASSERT_FATAL(vmt_up(&t, vmt_manifest_one(0xfe, 0xfe), NULL, cport1, 1));
+    const uint8_t req[4 + 3] = {3, 0, 0, 0, 0xaa, 0xbb, 0xcc};
+    vmt_request(&t, 1, 2, GB_RAW_TYPE_SEND, req, sizeof req);
+    vmt_expect_response(&t, 0, 1, 2, GB_RAW_TYPE_SEND, GB_OP_SUCCESS, NULL, 0);
+    char reply[64];
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "raw recv", 0, reply, sizeof reply), 0);
+    CU_ASSERT_STRING_EQUAL(reply, "aabbcc");
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "raw send 0102", 0, reply, sizeof reply), 0);
+    const uint8_t want[] = {0x0e, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00,
+                            0x02, 0x00, 0x00, 0x00, 0x01, 0x02};
+    vmt_expect(&t, 1, 1, want, sizeof want);
+    const uint8_t bad[4 + 2] = {3, 0, 0, 0, 1, 2};
+    vmt_request(&t, 1, 3, GB_RAW_TYPE_SEND, bad, sizeof bad);
+    vmt_expect_response(&t, 2, 1, 3, GB_RAW_TYPE_SEND, GB_OP_INVALID, NULL, 0);
+    const uint8_t empty[4] = {0};
+    vmt_request(&t, 1, 4, GB_RAW_TYPE_SEND, empty, 4);
+    vmt_expect_response(&t, 3, 1, 4, GB_RAW_TYPE_SEND, GB_OP_INVALID, NULL, 0);
+    CU_ASSERT_EQUAL(vm_raw_received(vm_interface_raw(t.intf, 1)), 3);
+    vmt_down(&t);
+}
+
+static void test_raw_loopback_backend_echoes_after_response(void)
+{
+    vmt t;
+    CU_ASSERT_FATAL(vmt_up(&t, vmt_manifest_one(0xfe, 0xfe), "[cport 1]\nbackend = loopback\n",
+                           cport1, 1));
+    const uint8_t req[4 + 1] = {1, 0, 0, 0, 0x42};
+    CU_ASSERT_EQUAL(vmt_request(&t, 1, 2, GB_RAW_TYPE_SEND, req, sizeof req), 2);
+    vmt_expect_response(&t, 0, 1, 2, GB_RAW_TYPE_SEND, GB_OP_SUCCESS, NULL, 0);
+    const uint8_t echo[] = {0x0d, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00,
+                            0x01, 0x00, 0x00, 0x00, 0x42};
+    vmt_expect(&t, 1, 1, echo, sizeof echo);
+    vmt_down(&t);
+}
+
+const unit_test vmt_lograw_tests[] = {
+    UNIT_TEST(test_log_send_is_nul_terminated_and_split),
+    UNIT_TEST(test_raw_capture_and_send_both_ways),
+    UNIT_TEST(test_raw_loopback_backend_echoes_after_response),
+    UNIT_TESTS_END,
+};
