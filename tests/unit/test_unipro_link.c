@@ -212,6 +212,39 @@ static void test_dl_delivers_every_message_once_in_order_with_frame_drops(void)
     exactly_once(0, 1e-3, 1024, 10000);
 }
 
+static void both_tcs(double ber, double drop)
+{
+    bed t;
+    bed_cfg c = { .nodes = 2, .ber = ber, .drop = drop, .preemption = true,
+                  .replay_timeout = SIM_US(50) };
+    bed_init(&t, &c);
+    connect(&t, 0, 4, 1, 5, 0, true, 0);
+    connect(&t, 0, 6, 1, 7, 1, true, 0);
+    connect(&t, 1, 8, 0, 9, 1, false, 0);
+    up_traffic *bulk = flow(&t, 0, 4, 1, 5, UP_TRAFFIC_SATURATE, 2048, 3000);
+    up_traffic *prio = flow(&t, 0, 6, 1, 7, UP_TRAFFIC_POISSON, 100, 3000);
+    up_traffic *back = flow(&t, 1, 8, 0, 9, UP_TRAFFIC_SATURATE, 512, 3000);
+    sim_kernel_run_until(t.k, SIM_MS(200));
+    up_traffic *all[] = { bulk, prio, back };
+    for (unsigned i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(up_traffic_stats_get(all[i])->received, 3000);
+        CU_ASSERT_EQUAL(up_traffic_stats_get(all[i])->order_errors, 0);
+        up_traffic_free(all[i]);
+    }
+    const up_port_stats *a = up_port_stats_get(up_node_port(t.n[0]));
+    CU_ASSERT(a->tx_preemptions > 0);
+    CU_ASSERT(a->tx_replays > 0);
+    bed_fini(&t);
+}
+
+static void test_dl_replays_with_both_tcs_and_preemption(void)
+{
+    both_tcs(1e-5, 0);
+    both_tcs(1e-4, 0);
+    both_tcs(0, 2e-3);
+    both_tcs(3e-5, 1e-3);
+}
+
 static void test_link_down_and_up_loses_nothing(void)
 {
     bed t;
@@ -496,6 +529,7 @@ static const unit_test dl_tests[] = {
     UNIT_TEST(test_dl_delivers_every_message_once_in_order_at_ber_1e_6),
     UNIT_TEST(test_dl_delivers_every_message_once_in_order_at_ber_1e_4),
     UNIT_TEST(test_dl_delivers_every_message_once_in_order_with_frame_drops),
+    UNIT_TEST(test_dl_replays_with_both_tcs_and_preemption),
     UNIT_TEST(test_link_down_and_up_loses_nothing),
     UNIT_TEST(test_hibernate_stops_traffic_until_exit_completes),
     UNIT_TEST(test_power_mode_change_changes_rates),
