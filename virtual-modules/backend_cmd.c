@@ -18,6 +18,7 @@
 #include "virtual-modules/power_supply.h"
 #include "virtual-modules/pwm.h"
 #include "virtual-modules/raw.h"
+#include "virtual-modules/spi.h"
 #include "virtual-modules/uart.h"
 #include "virtual-modules/vibrator.h"
 
@@ -419,6 +420,29 @@ static int do_raw(cmd *c)
     return say(c, -1, "raw: expected send HEX or recv");
 }
 
+static int do_spi(cmd *c)
+{
+    vm_spi *s = vm_interface_spi(c->intf, c->cport);
+    if (!s)
+        return say(c, -1, "the interface has no SPI CPort");
+    if (!strcmp(c->argv[1], "queue")) {
+        uint8_t data[MAX_HEX];
+        size_t n;
+        if (nargs(c, 3) || hexbytes(c, c->argv[2], data, sizeof data, &n))
+            return -1;
+        return vm_spi_queue_miso(s, data, n) ? say(c, -1, "the MISO queue is full")
+                                              : say(c, 0, "%s", "");
+    }
+    if (!strcmp(c->argv[1], "recv")) {
+        uint8_t data[MAX_HEX];
+        size_t n = vm_spi_read_mosi(s, data, c->len / 2 < sizeof data ? c->len / 2
+                                                                       : sizeof data);
+        hexout(c->reply, c->len, data, n);
+        return 0;
+    }
+    return say(c, -1, "spi: expected queue HEX or recv");
+}
+
 static const struct {
     const char *name;
     uint8_t type;
@@ -458,6 +482,7 @@ static const struct {
     {"battery", do_battery},   {"hid", do_hid},     {"vibrator", do_vibrator},
     {"light", do_light},       {"loopback", do_loopback}, {"pm", do_pm},
     {"pwm", do_pwm},           {"log", do_log},     {"raw", do_raw},
+    {"spi", do_spi},
 };
 
 int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char *reply,
@@ -487,7 +512,7 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char 
     }
     if (c.argc < 2)
         return say(&c, -1, "expected CLASS[@CPORT] VERB ... (gpio, i2c, uart, battery, hid, "
-                   "vibrator, light, loopback, pwm, log, raw, pm)");
+                   "vibrator, light, loopback, pwm, log, raw, spi, pm)");
     char *at = strchr(c.argv[0], '@');
     if (at) {
         *at = '\0';
@@ -501,5 +526,5 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char 
         if (!strcmp(classes[i].name, c.argv[0]))
             return classes[i].run(&c);
     return say(&c, -1, "unknown class '%s' (gpio, i2c, uart, battery, hid, vibrator, light, "
-               "loopback, pwm, log, raw, pm)", c.argv[0]);
+               "loopback, pwm, log, raw, spi, pm)", c.argv[0]);
 }

@@ -10,6 +10,7 @@
 //   vibrator state              light get CHANNEL             pwm get CHANNEL
 //   loopback ping | transfer LEN | sink LEN | stats
 //   log send TEXT...            raw send HEX                  raw recv
+//   spi queue HEX               spi recv
 //   pm TYPE STATUS              (control: answer BUNDLE_SUSPEND etc. with STATUS)
 //
 // A class name may carry a CPort: `gpio@3 set 0 1`; without it the first CPort of that

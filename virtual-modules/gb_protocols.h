@@ -148,6 +148,22 @@
 #define GB_PWM_TYPE_ENABLE 0x07
 #define GB_PWM_TYPE_DISABLE 0x08
 
+/* ---- SPI (protocol 0x0b) ---- */
+#define GB_SPI_TYPE_MASTER_CONFIG 0x02
+#define GB_SPI_TYPE_DEVICE_CONFIG 0x03
+#define GB_SPI_TYPE_TRANSFER 0x04
+#define GB_SPI_XFER_READ 0x01
+#define GB_SPI_XFER_WRITE 0x02
+#define GB_SPI_XFER_INPROGRESS 0x04
+#define GB_SPI_SPI_DEV 0x00
+#define GB_SPI_SPI_NOR 0x01
+#define GB_SPI_SPI_MODALIAS 0x02
+#define GB_SPI_MODE_CPHA 0x01 /* same bits as Linux SPI_* modes */
+#define GB_SPI_MODE_CPOL 0x02
+#define GB_SPI_MODE_CS_HIGH 0x04
+#define GB_SPI_MODE_LSB_FIRST 0x08
+#define GB_SPI_MODE_LOOP 0x20
+
 /* ---- UART (protocol 0x04) ---- */
 #define GB_UART_TYPE_SEND_DATA 0x02
 #define GB_UART_TYPE_RECEIVE_DATA 0x03

@@ -29,6 +29,7 @@ VM_SRCS += virtual-modules/hid.c
 VM_SRCS += virtual-modules/pwm.c
 VM_SRCS += virtual-modules/log.c
 VM_SRCS += virtual-modules/raw.c
+VM_SRCS += virtual-modules/spi.c
 VM_SRCS += virtual-modules/vm_module.c
 VM_SRCS += virtual-modules/module_cli.c
 VM_SRCS += virtual-modules/backend_cmd.c
@@ -42,7 +43,7 @@ VM_TEST_SRCS := tests/unit/test_vm_main.c tests/unit/test_vm_harness.c \
 	tests/unit/test_vm_uart.c tests/unit/test_vm_hid.c tests/unit/test_vm_light.c \
 	tests/unit/test_vm_vibrator.c tests/unit/test_vm_robustness.c \
 	tests/unit/test_vm_commands.c tests/unit/test_vm_pwm.c \
-	tests/unit/test_vm_lograw.c
+	tests/unit/test_vm_lograw.c tests/unit/test_vm_spi.c
 $(eval $(call unit_test,test_vm,$(VM_TEST_SRCS),$(LIB_vm)))
 
 # ---- manifests: library, unit tests, fuzz targets ----

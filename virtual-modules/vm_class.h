@@ -79,6 +79,7 @@ extern const vm_class_ops vm_hid_class;
 extern const vm_class_ops vm_pwm_class;
 extern const vm_class_ops vm_log_class;
 extern const vm_class_ops vm_raw_class;
+extern const vm_class_ops vm_spi_class;
 
 /* Payload helpers for handlers: exact-length checks are the common case. */
 #define VM_REQ_EXPECT_LEN(rq, n)                                                              \

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// SPI class handler (protocol 0x0b, drivers/staging/greybus/spi.c + spilib.c): an SPI
+// master with one simulated device per chip select. The device shifts out (MISO) the bytes
+// a script queued, else echoes what it receives on MOSI in the same transfer, else 0xff;
+// everything received on MOSI is kept for scripts.
+//
+// Behaviour keys ([cport N]): chip-selects = 1..8 (default 1); modalias = the Linux
+// driver name announced for every device (default "dh2228fv", which 6.1's spidev binds,
+// giving /dev/spidevB.C); max-speed-hz (default 10000000).
+#ifndef GBVP_VM_SPI_H
+#define GBVP_VM_SPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "virtual-modules/vm_interface.h"
+
+#define VM_SPI_BUFFER 65536u
+
+typedef struct vm_spi vm_spi;
+
+vm_spi *vm_interface_spi(vm_interface *intf, uint16_t cport);
+/* Queues bytes the device shifts out next (any chip select). 0 or -ENOSPC. */
+int vm_spi_queue_miso(vm_spi *s, const uint8_t *data, size_t len);
+/* Moves up to cap bytes received on MOSI into buf; returns the count. */
+size_t vm_spi_read_mosi(vm_spi *s, uint8_t *buf, size_t cap);
+
+typedef struct vm_spi_stats {
+    uint64_t messages, transfers, bytes_in, bytes_out;
+    uint8_t last_chip_select, last_mode;
+} vm_spi_stats;
+void vm_spi_get_stats(const vm_spi *s, vm_spi_stats *out);
+
+#endif
