@@ -6,6 +6,7 @@
 
 #include "tests/unit/test_vm_harness.h"
 #include "tests/unit/test_vm_suites.h"
+#include "virtual-modules/backend_cmd.h"
 #include "virtual-modules/gpio.h"
 #include "virtual-modules/hid.h"
 #include "virtual-modules/power_supply.h"
@@ -23,7 +24,11 @@ static const char everything_mnfs[] =
     "[bundle-descriptor 3]\nclass = 0x08\n[cport-descriptor 5]\nbundle = 3\nprotocol = 0x08\n"
     "[bundle-descriptor 4]\nclass = 0x10\n[cport-descriptor 6]\nbundle = 4\nprotocol = 0x10\n"
     "[bundle-descriptor 5]\nclass = 0x0f\n[cport-descriptor 7]\nbundle = 5\nprotocol = 0x0f\n"
-    "[bundle-descriptor 6]\nclass = 0x05\n[cport-descriptor 8]\nbundle = 6\nprotocol = 0x05\n";
+    "[bundle-descriptor 6]\nclass = 0x05\n[cport-descriptor 8]\nbundle = 6\nprotocol = 0x05\n"
+    "[cport-descriptor 9]\nbundle = 1\nprotocol = 0x09\n"
+    "[cport-descriptor 10]\nbundle = 1\nprotocol = 0x0b\n"
+    "[bundle-descriptor 7]\nclass = 0x17\n[cport-descriptor 11]\nbundle = 7\nprotocol = 0x1a\n"
+    "[bundle-descriptor 8]\nclass = 0xfe\n[cport-descriptor 12]\nbundle = 8\nprotocol = 0xfe\n";
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
@@ -38,12 +43,14 @@ static uint32_t rnd(void)
 static void test_random_requests_get_exactly_one_wellformed_response(void)
 {
     vmt t;
-    const uint16_t cports[] = {1, 2, 3, 4, 5, 6, 7, 8};
-    CU_ASSERT_FATAL(vmt_up(&t, everything_mnfs, "[cport 3]\nbackend = loopback\n", cports, 8));
+    const uint16_t cports[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    CU_ASSERT_FATAL(vmt_up(&t, everything_mnfs,
+                           "[cport 3]\nbackend = loopback\n[cport 12]\nbackend = loopback\n",
+                           cports, 12));
     static uint8_t payload[GB_MSG_MAX_PAYLOAD];
     unsigned answered = 0, successes = 0;
     for (unsigned iter = 0; iter < 20000; iter++) {
-        uint16_t cport = (uint16_t)(rnd() % 9);
+        uint16_t cport = (uint16_t)(rnd() % 13);
         /* mostly the types and sizes the protocols use, so that valid requests occur */
         uint8_t type = (uint8_t)(rnd() % 4 == 0 ? rnd() % 0x80 : rnd() % 0x10);
         size_t len = rnd() % 8 == 0 ? rnd() % GB_MSG_MAX_PAYLOAD : rnd() % 8;
@@ -93,8 +100,8 @@ static void test_random_requests_get_exactly_one_wellformed_response(void)
 static void test_random_bytes_as_messages_never_crash(void)
 {
     vmt t;
-    const uint16_t cports[] = {1, 2, 3, 4, 5, 6, 7, 8};
-    CU_ASSERT_FATAL(vmt_up(&t, everything_mnfs, NULL, cports, 8));
+    const uint16_t cports[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    CU_ASSERT_FATAL(vmt_up(&t, everything_mnfs, NULL, cports, 12));
     static uint8_t msg[GB_MSG_MAX_SIZE + 16];
     for (unsigned iter = 0; iter < 20000; iter++) {
         size_t len = rnd() % 40;
@@ -103,13 +110,46 @@ static void test_random_bytes_as_messages_never_crash(void)
         if (len >= 2 && rnd() % 2)
             gb_put_le16(msg, (uint16_t)len); /* a consistent size half of the time */
         t.sink.n = 0;
-        vm_interface_receive(t.intf, (uint16_t)(rnd() % 10), msg, len, 0);
+        vm_interface_receive(t.intf, (uint16_t)(rnd() % 14), msg, len, 0);
         CU_ASSERT_TRUE(t.sink.n <= 8);
     }
     vmt_down(&t);
 }
 
+static void test_random_command_lines_never_crash(void)
+{
+    static const char *const words[] = {
+        "gpio", "gpio@1", "gpio@99", "i2c", "uart", "battery", "hid", "vibrator", "light",
+        "loopback", "pwm", "log", "raw", "spi", "pm", "set", "get", "temp", "read", "write",
+        "send", "recv", "state", "notify", "report", "key", "queue", "ping", "transfer",
+        "sink", "stats", "bundle-suspend", "capacity", "status", "0", "1", "7", "255", "256",
+        "-1", "0x48", "0x50", "99999999999", "cafe", "abc", "a", "enter", "", "@", "x@y",
+    };
+    const size_t nw = sizeof words / sizeof words[0];
+    vmt t;
+    const uint16_t cports[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    CU_ASSERT_FATAL(vmt_up(&t, everything_mnfs, NULL, cports, 12));
+    vmt_request(&t, 8, 2, GB_HID_TYPE_PWR_ON, NULL, 0);
+    for (unsigned iter = 0; iter < 20000; iter++) {
+        char line[256] = "";
+        unsigned n = rnd() % 6;
+        for (unsigned k = 0; k < n; k++) {
+            strcat(line, words[rnd() % nw]);
+            strcat(line, k + 1 < n ? " " : "");
+        }
+        char reply[48];
+        memset(reply, 'Z', sizeof reply);
+        t.sink.n = 0;
+        int rc = vm_backend_command(t.intf, line, SIM_MS(iter), reply, sizeof reply);
+        CU_ASSERT_TRUE(rc == 0 || rc == -1);
+        CU_ASSERT_PTR_NOT_NULL(memchr(reply, '\0', sizeof reply));
+        CU_ASSERT_TRUE(rc == 0 || reply[0] != '\0'); /* an error always says why */
+    }
+    vmt_down(&t);
+}
+
 const unit_test vmt_robustness_tests[] = {
+    UNIT_TEST(test_random_command_lines_never_crash),
     UNIT_TEST(test_random_requests_get_exactly_one_wellformed_response),
     UNIT_TEST(test_random_bytes_as_messages_never_crash),
     UNIT_TESTS_END,
