@@ -49,6 +49,7 @@ all: $(B)/gbvp
 
 include mk/rules.mk
 include $(wildcard $(addsuffix /part.mk,$(PARTS)))
+include tests/fuzz/fuzz.mk
 
 $(B)/gbvp: $(call objs,$(GBVP_SRCS)) $(GBVP_LIBS)
 	@mkdir -p $(@D)
