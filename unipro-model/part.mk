@@ -20,3 +20,4 @@ $(eval $(call unit_test,test_unipro_validation,tests/unit/test_unipro_validation
 $(eval $(call unit_test,test_unipro_link,tests/unit/test_unipro_link.c,$(UNIPRO_TEST_LIBS)))
 $(eval $(call bench,bench_unipro,tests/bench/bench_unipro.c,$(UNIPRO_TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_dme,tests/unit/test_unipro_dme.c,$(UNIPRO_TEST_LIBS)))
+$(eval $(call unit_test,test_unipro_transit,tests/unit/test_unipro_transit.c,$(UNIPRO_TEST_LIBS)))

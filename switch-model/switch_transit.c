@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+#include "switch-model/switch_transit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unipro-model/up_consts.h"
+#include "unipro-model/up_node.h"
+
+#define PWRM_LEN 63
+#define PWRM_HIBERNATE 0x11
+#define PWRM_OFF 0x12
+
+typedef struct tr_port {
+    struct sw_transit *t;
+    unsigned idx;
+    up_node *node;
+    up_link *link;
+    int intf;              /* interface seen on this port, -1: none yet */
+    gb_svc_path *dest;     /* per CPort of the node: the path of messages arriving there */
+    bool has_pending;
+    uint8_t pending[PWRM_LEN];
+} tr_port;
+
+struct sw_transit {
+    up_env *env;
+    sw_transit_cfg cfg;
+    sw_switch *sw;
+    tr_port *ports;
+    sw_transit_deliver_fn deliver;
+    void *ctx;
+    bool has_early[256];   /* INTF_SET_PWRM for interfaces not seen yet */
+    uint8_t early[256][PWRM_LEN];
+};
+
+sw_transit_cfg sw_transit_cfg_default(void)
+{
+    return (sw_transit_cfg){
+        .sw = sw_switch_cfg_default(),
+        .link = up_link_cfg_default(),
+        .cports = 64,
+    };
+}
+
+sw_transit *sw_transit_new(up_env *env, const sw_transit_cfg *cfg, sw_transit_deliver_fn fn,
+                           void *ctx)
+{
+    if (!env || !cfg || !fn || !cfg->cports || cfg->cports > 1024 ||
+        up_phy_cfg_check(&cfg->link.phy, NULL, 0))
+        return NULL;
+    sw_transit *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->env = env;
+    t->cfg = *cfg;
+    t->deliver = fn;
+    t->ctx = ctx;
+    t->sw = sw_switch_new(env, &cfg->sw, NULL);
+    t->ports = t->sw ? calloc(cfg->sw.ports, sizeof *t->ports) : NULL;
+    if (!t->ports) {
+        sw_transit_free(t);
+        return NULL;
+    }
+    for (unsigned i = 0; i < cfg->sw.ports; i++) {
+        t->ports[i].t = t;
+        t->ports[i].idx = i;
+        t->ports[i].intf = -1;
+    }
+    return t;
+}
+
+void sw_transit_free(sw_transit *t)
+{
+    if (!t)
+        return;
+    if (t->ports)
+        for (unsigned i = 0; i < t->cfg.sw.ports; i++) {
+            up_link_free(t->ports[i].link);
+            up_node_free(t->ports[i].node);
+            free(t->ports[i].dest);
+        }
+    free(t->ports);
+    sw_switch_free(t->sw);
+    free(t);
+}
+
+sw_switch *sw_transit_switch(sw_transit *t)
+{
+    return t->sw;
+}
+
+up_link *sw_transit_link(sw_transit *t, unsigned port)
+{
+    return port < t->cfg.sw.ports ? t->ports[port].link : NULL;
+}
+
+static void node_recv(void *ctx, up_node *n, unsigned cport, up_msg *m, sim_time latency)
+{
+    (void)n;
+    (void)latency;
+    tr_port *p = ctx;
+    sw_transit *t = p->t;
+    t->deliver(t->ctx, &p->dest[cport], m->data, m->len, sim_now(up_env_scheduler(t->env)));
+}
+
+static const up_node_ops node_ops = { node_recv, NULL };
+
+static int apply_pwrm(tr_port *p, const uint8_t *req);
+
+static void link_up_again(void *ctx, up_link *l)
+{
+    (void)l;
+    tr_port *p = ctx;
+    if (p->has_pending) {
+        p->has_pending = false;
+        apply_pwrm(p, p->pending);
+    }
+}
+
+/* The node and link of a port, created when the port first carries traffic. */
+static int ensure_port(sw_transit *t, unsigned port, uint8_t dev, uint8_t intf)
+{
+    tr_port *p = &t->ports[port];
+    if (!p->node) {
+        up_node_cfg nc = up_node_cfg_default(dev);
+        nc.cports = t->cfg.cports;
+        p->node = up_node_new(t->env, &nc, &node_ops, p);
+        p->dest = calloc(t->cfg.cports, sizeof *p->dest);
+        if (!p->node || !p->dest)
+            return -ENOMEM;
+        p->link = up_link_new(t->env, up_node_port(p->node), sw_switch_port(t->sw, port),
+                              &t->cfg.link, NULL, 0);
+        if (!p->link)
+            return -ENOMEM;
+        up_link_set_state_hook(p->link, link_up_again, p);
+    }
+    if (up_node_device_id(p->node) != dev)
+        up_node_set_device_id(p->node, dev);
+    sw_route_table *rt = sw_switch_routes(t->sw);
+    if (sw_route_lookup(rt, dev) != (int)port) {
+        if (sw_route_set(rt, dev, port))
+            return -EINVAL;
+        for (unsigned i = 0; i < t->cfg.sw.ports; i++)
+            sw_route_allow(rt, i, dev, true);
+    }
+    if (p->intf != intf) {
+        p->intf = intf;
+        if (t->has_early[intf]) {
+            t->has_early[intf] = false;
+            apply_pwrm(p, t->early[intf]);
+        }
+    }
+    return 0;
+}
+
+/* Binds node:cport to (peer_dev, peer_cport), reconnecting when it pointed elsewhere. */
+static int bind(up_node *n, unsigned cport, uint8_t peer_dev, uint16_t peer_cport)
+{
+    const up_cport_cfg *c = up_cport_get_cfg(n, cport);
+    if (c && c->peer_dev == peer_dev && c->peer_cport == peer_cport)
+        return 0;
+    if (c)
+        up_cport_disconnect(n, cport);
+    up_cport_cfg cc = up_cport_cfg_default(peer_dev, peer_cport);
+    return up_cport_connect(n, cport, &cc);
+}
+
+int sw_transit_message(sw_transit *t, const gb_svc_path *p, const uint8_t *msg, size_t len)
+{
+    if (p->in_port >= t->cfg.sw.ports || p->out_port >= t->cfg.sw.ports ||
+        p->in_port == p->out_port || p->src_cport >= t->cfg.cports ||
+        p->dst_cport >= t->cfg.cports || p->src_device_id > UP_DEVICE_ID_MAX ||
+        p->dst_device_id > UP_DEVICE_ID_MAX || len > UINT32_MAX)
+        return -EINVAL;
+    int rc = ensure_port(t, p->in_port, p->src_device_id, p->src_intf);
+    if (!rc)
+        rc = ensure_port(t, p->out_port, p->dst_device_id, p->dst_intf);
+    if (rc)
+        return rc;
+    tr_port *in = &t->ports[p->in_port], *out = &t->ports[p->out_port];
+    if (bind(in->node, p->src_cport, p->dst_device_id, p->dst_cport) ||
+        bind(out->node, p->dst_cport, p->src_device_id, p->src_cport))
+        return -EINVAL;
+    out->dest[p->dst_cport] = *p;
+    return up_cport_send(in->node, p->src_cport, msg, (uint32_t)len, 0);
+}
+
+static int apply_pwrm(tr_port *p, const uint8_t *req)
+{
+    up_link *l = p->link;
+    uint8_t series = req[1], mode = req[2], gear = req[3], lanes = req[4];
+    up_link_state st = up_link_get_state(l);
+    if (mode == 0x07) /* UNCHANGED */
+        return 0;
+    if (mode == PWRM_OFF) {
+        up_link_set_down(l, true);
+        return 0;
+    }
+    if (mode == PWRM_HIBERNATE)
+        return st == UP_LINK_HIBERN8 ? 0 : up_link_hibernate(l, true);
+    up_phy_cfg c = up_link_get_cfg(l)->phy;
+    if (mode == UP_PWRMODE_FAST || mode == UP_PWRMODE_FASTAUTO) {
+        c.mode = UP_PHY_HS;
+        c.series = series;
+    } else if (mode == UP_PWRMODE_SLOW || mode == UP_PWRMODE_SLOWAUTO) {
+        c.mode = UP_PHY_PWM;
+    } else {
+        return -EINVAL;
+    }
+    c.gear = gear;
+    c.lanes = lanes;
+    if (up_phy_cfg_check(&c, NULL, 0))
+        return -EINVAL;
+    if (st != UP_LINK_UP) {
+        /* leave HIBERN8 or power the link up first; the change follows when it is up */
+        memcpy(p->pending, req, PWRM_LEN);
+        p->has_pending = true;
+        if (st == UP_LINK_HIBERN8)
+            up_link_hibernate(l, false);
+        else if (st == UP_LINK_DOWN)
+            up_link_set_down(l, false);
+        return 0;
+    }
+    return up_link_set_power_mode(l, &c, NULL, 0);
+}
+
+int sw_transit_power_mode(sw_transit *t, uint8_t intf_id, const uint8_t *req, size_t len)
+{
+    if (!req || len < PWRM_LEN)
+        return -EINVAL;
+    for (unsigned i = 0; i < t->cfg.sw.ports; i++)
+        if (t->ports[i].intf == intf_id && t->ports[i].link)
+            return apply_pwrm(&t->ports[i], req);
+    memcpy(t->early[intf_id], req, PWRM_LEN);
+    t->has_early[intf_id] = true;
+    return 0;
+}
