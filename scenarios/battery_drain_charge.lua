@@ -1,6 +1,9 @@
 -- SPDX-License-Identifier: MIT
 -- A battery drains to 5 % and charges back to full. Every change reaches the AP as a
 -- power-supply EVENT, and what the AP reads with GET_PROPERTY follows the backend.
+if not (gbvp.features.backends and gbvp.features.test_ap) then
+    gbvp.skip("needs module backends and the test AP (target " .. gbvp.target .. ")")
+end
 local GET_PROPERTY = 0x05
 local STATUS_CHARGING, STATUS_DISCHARGING, STATUS_FULL = 1, 2, 4
 local slot = 2

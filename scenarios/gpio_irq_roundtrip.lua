@@ -2,6 +2,9 @@
 -- GPIO interrupt round trip: the AP configures line 3 of the sensor's GPIO controller for
 -- rising-edge interrupts and unmasks it (as gpiolib does for a requested IRQ); the script
 -- drives the line; the IRQ_EVENT reaches the AP, which acknowledges it.
+if not (gbvp.features.backends and gbvp.features.test_ap) then
+    gbvp.skip("needs module backends and the test AP (target " .. gbvp.target .. ")")
+end
 local ACTIVATE, IRQ_TYPE, IRQ_MASK, IRQ_UNMASK = 0x03, 0x0b, 0x0c, 0x0d
 local EDGE_RISING = 0x01
 local slot, line = 3, 3

@@ -2,6 +2,9 @@
 -- A module pulled out while the AP is still enumerating it, at several points of 6.1's
 -- sequence: the AP abandons or finishes enumeration, tears everything down, and the slot
 -- works again afterwards.
+if not gbvp.features.test_ap then
+    gbvp.skip("needs the test AP's step hook (target " .. gbvp.target .. ")")
+end
 local points = {
     "INTF_ACTIVATE",      -- the SVC boots the interface
     "DME_PEER_GET",       -- reading DDBL1 / Ara ids

@@ -21,6 +21,10 @@ for cycle = 1, cycles do
         inserts = inserts + 1
     end
     gbvp.wait(gbvp.random(0, 50))
+    -- the AP catches up (at once with the test AP; a guest takes its time)
+    local want = occupied[slot] and "activated" or "absent"
+    local sid = gbvp.slot_interface(slot)
+    gbvp.wait_for(function() return gbvp.interface_state(sid) == want end, 10000)
     -- every module the frame holds is enumerated, every empty slot is absent
     for s = 0, slots - 1 do
         local id = gbvp.slot_interface(s)

@@ -5,7 +5,7 @@
 SCENARIO_SRCS := sim/scenario.c sim/scenario_api.c sim/scenario_report.c sim/scenario_tap.c \
 	sim/control.c sim/control_cmd.c
 $(eval $(call library,sim_scenario,$(SCENARIO_SRCS)))
-GBVP_SRCS += sim/scenario_cli.c sim/test_cli.c sim/ctl_cli.c sim/control_gbvp.c
+GBVP_SRCS += sim/scenario_cli.c sim/test_cli.c sim/ctl_cli.c sim/control_gbvp.c sim/scenario_gbvp.c
 GBVP_LIBS += $(LIB_sim_scenario) $(B)/lib/libtest_ap.a
 
 $(eval $(call unit_test,test_scenario,tests/unit/test_scenario.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libsim_agent.a))
@@ -17,6 +17,17 @@ SCENARIO_JOBS ?= 2
 scenarios: $(B)/gbvp
 	$(Q)$(B)/gbvp test -j $(SCENARIO_JOBS) --artifacts $(B)/scenario-artifacts \
 		--junit $(B)/scenarios.xml scenarios
+	$(Q)echo "the same scenarios through gbvp sim's simulator object and a real gblink link:"
+	$(Q)$(B)/gbvp test -j $(SCENARIO_JOBS) --artifacts $(B)/scenario-artifacts-gbvp-sim \
+		--junit $(B)/scenarios-gbvp-sim.xml --target gbvp-sim scenarios
+	$(Q)rm -rf $(B)/runner-check && if $(B)/gbvp test --artifacts $(B)/runner-check \
+		tests/scenarios >$(B)/runner-check.out 2>&1; then \
+		echo "gbvp test passed a failing scenario"; exit 1; fi; \
+		grep -q '^0 passed, 1 failed$$' $(B)/runner-check.out && \
+		grep -q 'broken.lua:7:' $(B)/runner-check/001-broken/log || \
+		{ echo "gbvp test did not report or keep the failing scenario:"; \
+		  cat $(B)/runner-check.out; exit 1; }; \
+		echo "gbvp test reports a failing scenario and keeps its log: ok"
 	$(Q)if $(B)/gbvp scenario tests/scenarios/broken.lua >$(B)/broken.tap 2>$(B)/broken.err; \
 		then echo "broken.lua passed but must fail"; exit 1; fi; \
 		grep -q 'tests/scenarios/broken.lua:[0-9]*:' $(B)/broken.err || \

@@ -13,6 +13,13 @@
 
 /* Identity of the error object gbvp.assert raises after recording its failure. */
 static const char assert_abort_key = 0;
+/* Identity of the error object gbvp.skip raises. */
+static const char skip_key = 0;
+
+void *sc_skip_marker(void)
+{
+    return (void *)&skip_key;
+}
 
 static char *dupstr(const char *s)
 {
@@ -90,8 +97,8 @@ static void tap_text(FILE *f, const char *s)
         fputc(*s == '\n' || *s == '\r' ? ' ' : *s == '#' ? '_' : *s, f);
 }
 
-void sc_record(sim_scenario *sc, bool ok, const char *name, const char *where,
-               const char *detail)
+static void record(sim_scenario *sc, bool ok, const char *name, const char *where,
+                   const char *detail, const char *skip)
 {
     if (sc->nchecks == sc->cap) {
         size_t cap = sc->cap ? sc->cap * 2 : 32;
@@ -109,6 +116,7 @@ void sc_record(sim_scenario *sc, bool ok, const char *name, const char *where,
     c->name = dupstr(name && *name ? name : "check");
     c->where = dupstr(where);
     c->detail = ok ? NULL : dupstr(detail ? detail : "failed");
+    c->skip = dupstr(skip);
     if (ok) {
         sc->passed++;
     } else {
@@ -123,6 +131,10 @@ void sc_record(sim_scenario *sc, bool ok, const char *name, const char *where,
     }
     fprintf(sc->tap, "%s %zu - ", ok ? "ok" : "not ok", sc->nchecks);
     tap_text(sc->tap, c->name);
+    if (skip) {
+        fputs(" # SKIP ", sc->tap);
+        tap_text(sc->tap, skip);
+    }
     fputc('\n', sc->tap);
     if (!ok) {
         fprintf(sc->tap, "  ---\n  message: \"");
@@ -136,6 +148,17 @@ void sc_record(sim_scenario *sc, bool ok, const char *name, const char *where,
     }
     fflush(sc->tap);
     sc_emit(sc, SIM_SCENARIO_EV_ASSERTION, ok, c->name);
+}
+
+void sc_record(sim_scenario *sc, bool ok, const char *name, const char *where,
+               const char *detail)
+{
+    record(sc, ok, name, where, detail, NULL);
+}
+
+void sc_record_skip(sim_scenario *sc, const char *name, const char *reason)
+{
+    record(sc, true, name, NULL, NULL, reason && *reason ? reason : "skipped");
 }
 
 /* Count hook: stops a script that runs past its wall-clock limit (an endless loop). */
@@ -174,7 +197,8 @@ static void open_sandbox(lua_State *L)
 sim_scenario *sim_scenario_new(const sim_scenario_config *cfg, const sim_scenario_target *t,
                                char *err, size_t errlen)
 {
-    if (!t || !t->svc || !t->slots || !t->settle || !t->advance || !t->now || !t->intf) {
+    if (!t || !t->svc || !t->settle || !t->advance || !t->now || !t->intf ||
+        (!t->slots && (!t->insert || !t->remove || !t->module_name))) {
         snprintf(err, errlen, "scenario target lacks a required operation");
         return NULL;
     }
@@ -212,6 +236,7 @@ void sim_scenario_free(sim_scenario *sc)
         free(sc->checks[i].name);
         free(sc->checks[i].where);
         free(sc->checks[i].detail);
+        free(sc->checks[i].skip);
     }
     free(sc->checks);
     free(sc->error);
@@ -224,7 +249,7 @@ void sim_scenario_free(sim_scenario *sc)
 /* Message handler: keeps the assertion marker, adds a traceback to anything else. */
 static int msgh(lua_State *L)
 {
-    if (lua_touserdata(L, 1) == &assert_abort_key)
+    if (lua_touserdata(L, 1) == &assert_abort_key || lua_touserdata(L, 1) == &skip_key)
         return 1;
     const char *msg = lua_tostring(L, 1);
     if (!msg)
@@ -265,7 +290,9 @@ static int run(sim_scenario *sc, int load_status)
         lua_sethook(L, NULL, 0, 0);
     }
     if (status != LUA_OK) {
-        if (lua_touserdata(L, -1) == &assert_abort_key) {
+        if (lua_touserdata(L, -1) == &skip_key) {
+            /* a skip ends the script normally */
+        } else if (lua_touserdata(L, -1) == &assert_abort_key) {
             fprintf(sc->tap, "# stopped at a failed gbvp.assert\n");
         } else {
             const char *m = lua_tostring(L, -1);

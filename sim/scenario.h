@@ -35,7 +35,14 @@ typedef struct sim_scenario_intf {
 typedef struct sim_scenario_target {
     const char *name; /* e.g. "test-ap" */
     gb_svc *(*svc)(void *ctx);
+    /* The slots with their live interfaces. Optional: without them, backends (GPIO,
+     * battery, ...) are unavailable and insert/remove/module_name below are required. */
     gb_slots *(*slots)(void *ctx);
+    /* Optional (used instead of slots when set): module changes by catalog name; 0 or a
+     * negative errno with a reason in err. */
+    int (*insert)(void *ctx, unsigned slot, const char *module, char *err, size_t errlen);
+    int (*remove)(void *ctx, unsigned slot);
+    const char *(*module_name)(void *ctx, unsigned slot);
     /* Lets the AP react to what just happened (no simulated time passes). */
     void (*settle)(void *ctx);
     /* Lets `dt` of simulated time pass, the AP reacting all along. */
@@ -110,6 +117,27 @@ sim_scenario_tap *sim_scenario_tap_new(unsigned num_slots, const char *catalog_d
                                        bool verbose);
 void sim_scenario_tap_free(sim_scenario_tap *t);
 const sim_scenario_target *sim_scenario_tap_target(sim_scenario_tap *t);
+
+/* The gbvp-sim target (sim/scenario_gbvp.c): the simulator object of `gbvp sim` (gblink
+ * server, bridge, SVC, slots) with its AP across gblink. With test_ap, the test AP plays
+ * the ES2 device and the 6.1 host in this process over a real gblink connection, time
+ * simulated; without, the AP is QEMU's guest (connected at link_path), time real, and
+ * agent_path (may be NULL) reaches the guest agent for gbvp.guest. NULL with a reason. */
+typedef struct sim_scenario_gbvp sim_scenario_gbvp;
+typedef struct sim_scenario_gbvp_config {
+    const char *link_path;
+    unsigned num_slots;
+    const char *catalog_dir;
+    bool test_ap;
+    const char *agent_path;
+    unsigned connect_timeout_s; /* guest: how long to wait for QEMU and the SVC handshake */
+    bool verbose;
+} sim_scenario_gbvp_config;
+sim_scenario_gbvp *sim_scenario_gbvp_new(const sim_scenario_gbvp_config *cfg, char *err,
+                                         size_t errlen);
+void sim_scenario_gbvp_free(sim_scenario_gbvp *g);
+const sim_scenario_target *sim_scenario_gbvp_target(sim_scenario_gbvp *g);
+sim_agent *sim_scenario_gbvp_agent(sim_scenario_gbvp *g); /* NULL without a guest agent */
 
 /* `gbvp scenario` (sim/scenario_cli.c) and `gbvp test` (sim/test_cli.c) */
 int sim_scenario_cli_main(int argc, char **argv);

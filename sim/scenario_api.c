@@ -136,13 +136,18 @@ static int l_insert(lua_State *L)
             do_settle = lua_toboolean(L, -1);
         lua_pop(L, 1);
     }
-    char err[320];
-    vm_module *m = load_module(sc, spec, err, sizeof err);
-    if (!m)
-        return sc_error(L, "gbvp.insert: %s", err);
-    int rc = gb_slots_insert(sc->t.slots(sc->t.ctx), slot, m, sc->t.now(sc->t.ctx), err,
+    char err[320] = "";
+    int rc;
+    if (sc->t.insert) {
+        rc = sc->t.insert(sc->t.ctx, slot, spec, err, sizeof err);
+    } else {
+        vm_module *m = load_module(sc, spec, err, sizeof err);
+        if (!m)
+            return sc_error(L, "gbvp.insert: %s", err);
+        rc = gb_slots_insert(sc->t.slots(sc->t.ctx), slot, m, sc->t.now(sc->t.ctx), err,
                              sizeof err);
-    vm_module_free(m);
+        vm_module_free(m);
+    }
     if (rc)
         return sc_error(L, "gbvp.insert(%d, '%s'): %s", (int)slot, spec, err);
     sc_emit(sc, SIM_SCENARIO_EV_INSERTED, slot, spec);
@@ -157,7 +162,8 @@ static int l_remove(lua_State *L)
 {
     sim_scenario *sc = SC(L);
     unsigned slot = check_slot(L, 1);
-    int rc = gb_slots_remove(sc->t.slots(sc->t.ctx), slot, sc->t.now(sc->t.ctx));
+    int rc = sc->t.remove ? sc->t.remove(sc->t.ctx, slot)
+                          : gb_slots_remove(sc->t.slots(sc->t.ctx), slot, sc->t.now(sc->t.ctx));
     if (rc == -ENOENT)
         return sc_error(L, "gbvp.remove(%d): the slot is empty", (int)slot);
     sc_emit(sc, SIM_SCENARIO_EV_REMOVED, slot, NULL);
@@ -170,7 +176,8 @@ static int l_module(lua_State *L)
 {
     sim_scenario *sc = SC(L);
     unsigned slot = check_slot(L, 1);
-    const char *n = gb_slots_module_name(sc->t.slots(sc->t.ctx), slot);
+    const char *n = sc->t.module_name ? sc->t.module_name(sc->t.ctx, slot)
+                                      : gb_slots_module_name(sc->t.slots(sc->t.ctx), slot);
     if (n)
         lua_pushstring(L, n);
     else
@@ -327,6 +334,9 @@ static void *backend(lua_State *L, backend_fn fn, const char *kind)
 {
     sim_scenario *sc = SC(L);
     unsigned slot = check_slot(L, 1);
+    if (!sc->t.slots)
+        sc_error(L, "target %s does not expose its modules' backends: no %s to drive here",
+                 sc->t.name, kind);
     gb_slots *slots = sc->t.slots(sc->t.ctx);
     if (!gb_slots_module_name(slots, slot))
         sc_error(L, "slot %d is empty: no %s to drive", (int)slot, kind);
@@ -668,6 +678,8 @@ static int l_pm_fault(lua_State *L)
     sim_scenario *sc = SC(L);
     unsigned slot = check_slot(L, 1);
     lua_Integer type = luaL_checkinteger(L, 2), status = luaL_checkinteger(L, 3);
+    if (!sc->t.slots)
+        return sc_error(L, "gbvp.pm_fault: target %s does not expose its modules", sc->t.name);
     vm_interface *intf = gb_slots_interface(sc->t.slots(sc->t.ctx), slot, 0);
     if (!intf)
         return sc_error(L, "gbvp.pm_fault: slot %d is empty", (int)slot);
@@ -746,6 +758,16 @@ static int l_assert(lua_State *L)
         return lua_error(L);
     }
     return 0;
+}
+
+/* gbvp.skip(reason): the scenario does not apply to this target; ends it, passed */
+static int l_skip(lua_State *L)
+{
+    sim_scenario *sc = SC(L);
+    const char *reason = luaL_checkstring(L, 1);
+    sc_record_skip(sc, "scenario", reason);
+    lua_pushlightuserdata(L, sc_skip_marker());
+    return lua_error(L);
 }
 
 /* gbvp.assert_eq(actual, expected, name) / gbvp.check_eq: equality with both values shown */
@@ -834,6 +856,9 @@ static int l_interface_stats(lua_State *L)
     sim_scenario *sc = SC(L);
     unsigned slot = check_slot(L, 1);
     lua_Integer idx = luaL_optinteger(L, 2, 0);
+    if (!sc->t.slots)
+        return sc_error(L, "gbvp.interface_stats: target %s does not expose its modules",
+                        sc->t.name);
     vm_interface *intf = idx >= 0 && idx < (lua_Integer)MAX_INTF_PER_MODULE
                          ? gb_slots_interface(sc->t.slots(sc->t.ctx), slot, (unsigned)idx)
                          : NULL;
@@ -1036,6 +1061,7 @@ void sc_api_open(sim_scenario *sc)
         { "pm_fault", l_pm_fault },
         { "guest", l_guest },
         { "check", l_check },
+        { "skip", l_skip },
         { "assert", l_assert },
         { "check_eq", l_check_eq },
         { "assert_eq", l_assert_eq },
@@ -1057,6 +1083,15 @@ void sc_api_open(sim_scenario *sc)
     lua_setfield(L, -2, "target");
     lua_pushboolean(L, sc->cfg.agent != NULL);
     lua_setfield(L, -2, "has_guest");
+    /* What the target offers, so one script can run on several targets. */
+    lua_createtable(L, 0, 3);
+    lua_pushboolean(L, sc->t.slots != NULL);
+    lua_setfield(L, -2, "backends");
+    lua_pushboolean(L, sc->t.ap_traced != NULL && sc->t.ap_request != NULL);
+    lua_setfield(L, -2, "test_ap");
+    lua_pushboolean(L, sc->cfg.agent != NULL);
+    lua_setfield(L, -2, "guest");
+    lua_setfield(L, -2, "features");
     lua_setglobal(L, "gbvp");
     lua_pushcfunction(L, l_print);
     lua_setglobal(L, "print");

@@ -23,7 +23,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: gbvp scenario FILE [--seed N] [--set NAME=VALUE]... [--tap FILE]\n"
             "                     [--junit FILE] [--slots N] [--catalog DIR] [--timeout S]\n"
-            "                     [--verbose] [--control PATH]\n"
+            "                     [--verbose] [--control PATH] [--target T] [--link PATH]\n"
+            "                     [--agent PATH] [--connect-timeout S]\n"
             "       gbvp scenario --control PATH [--slots N] [--catalog DIR]\n\n"
             "Runs a Lua scenario (docs/scenarios.md) against the simulator with the\n"
             "6.1-faithful test AP attached, printing TAP. Exit status: 0 passed, 1 failed,\n"
@@ -37,7 +38,15 @@ static void usage(FILE *out)
             "  --timeout S       wall-clock limit of the script in seconds (default 300)\n"
             "  --verbose         print the test AP's trace and the SVC log\n"
             "  --control PATH    serve the control socket (docs/control-protocol.md) while\n"
-            "                    the scenario runs; without FILE, serve it until SIGINT\n",
+            "                    the scenario runs; without FILE, serve it until SIGINT\n"
+            "  --target T        test-ap (default): SVC, slots and the test AP in-process;\n"
+            "                    gbvp-sim: gbvp sim's simulator object with the test AP\n"
+            "                    across a real gblink connection (no backends);\n"
+            "                    guest: gbvp sim's simulator object, QEMU's guest as the AP\n"
+            "                    (start QEMU with the greybus-es2 device on --link)\n"
+            "  --link PATH       gblink socket for gbvp-sim / guest (default: gbvp.sock)\n"
+            "  --agent PATH      guest: the guest agent's socket, for gbvp.guest\n"
+            "  --connect-timeout S  guest: wait for QEMU and the handshake (default 300)\n",
             GB_SVC_SLOTS_MAX);
 }
 
@@ -64,6 +73,11 @@ static gb_slots *a_slots(void *ctx)
 static int a_insert(void *ctx, unsigned slot, const char *module, char *err, size_t errlen)
 {
     ctl_adapter *a = ctx;
+    if (a->t->insert) {
+        int rc = a->t->insert(a->t->ctx, slot, module, err, errlen);
+        a->t->settle(a->t->ctx);
+        return rc;
+    }
     vm_module *m = vm_module_load(a->catalog, module, err, errlen);
     if (!m)
         return -ENOENT;
@@ -77,7 +91,8 @@ static int a_insert(void *ctx, unsigned slot, const char *module, char *err, siz
 static int a_remove(void *ctx, unsigned slot, char *err, size_t errlen)
 {
     ctl_adapter *a = ctx;
-    int rc = gb_slots_remove(a->t->slots(a->t->ctx), slot, a->t->now(a->t->ctx));
+    int rc = a->t->remove ? a->t->remove(a->t->ctx, slot)
+                          : gb_slots_remove(a->t->slots(a->t->ctx), slot, a->t->now(a->t->ctx));
     if (rc)
         snprintf(err, errlen, "the slot is empty");
     a->t->settle(a->t->ctx);
@@ -165,7 +180,8 @@ static void suite_name(const char *path, char *buf, size_t len)
 int sim_scenario_cli_main(int argc, char **argv)
 {
     const char *file = NULL, *tap_path = NULL, *junit = NULL, *catalog = NULL;
-    const char *control = NULL;
+    const char *control = NULL, *target = "test-ap", *link = NULL, *agent = NULL;
+    uint64_t connect_timeout = 300;
     const char *args[MAX_ARGS];
     size_t nargs = 0;
     uint64_t seed = 1, slots = 4, timeout = 300;
@@ -225,6 +241,21 @@ int sim_scenario_cli_main(int argc, char **argv)
             catalog = v;
         } else if (!strcmp(a, "--control")) {
             control = v;
+        } else if (!strcmp(a, "--target")) {
+            if (strcmp(v, "test-ap") && strcmp(v, "gbvp-sim") && strcmp(v, "guest")) {
+                fprintf(stderr, "gbvp scenario: --target %s: want test-ap, gbvp-sim or guest\n", v);
+                return 2;
+            }
+            target = v;
+        } else if (!strcmp(a, "--link")) {
+            link = v;
+        } else if (!strcmp(a, "--agent")) {
+            agent = v;
+        } else if (!strcmp(a, "--connect-timeout")) {
+            if (parse_u64(v, 86400, &connect_timeout) || !connect_timeout) {
+                fprintf(stderr, "gbvp scenario: --connect-timeout %s: want 1..86400\n", v);
+                return 2;
+            }
         } else {
             fprintf(stderr, "gbvp scenario: unknown option %s (try --help)\n", a);
             return 2;
@@ -242,14 +273,37 @@ int sim_scenario_cli_main(int argc, char **argv)
     int rc = 1;
     char err[256];
     ctl_adapter ad = { .catalog = catalog };
-    sim_scenario_tap *t = sim_scenario_tap_new((unsigned)slots, catalog, verbose);
-    if (!t) {
-        fprintf(stderr, "gbvp scenario: the simulator with the test AP did not come up\n");
-        goto out;
+    sim_scenario_tap *t = NULL;
+    sim_scenario_gbvp *g = NULL;
+    char link_buf[64];
+    if (!strcmp(target, "test-ap")) {
+        t = sim_scenario_tap_new((unsigned)slots, catalog, verbose);
+        if (!t) {
+            fprintf(stderr, "gbvp scenario: the simulator with the test AP did not come up\n");
+            goto out;
+        }
+        ad.t = sim_scenario_tap_target(t);
+    } else {
+        bool test_ap = !strcmp(target, "gbvp-sim");
+        if (!link && test_ap) {
+            snprintf(link_buf, sizeof link_buf, "/tmp/gbvp-scenario-%d.sock", (int)getpid());
+            link = link_buf;
+        }
+        sim_scenario_gbvp_config gc = { .link_path = link ? link : "gbvp.sock",
+                                        .num_slots = (unsigned)slots, .catalog_dir = catalog,
+                                        .test_ap = test_ap, .agent_path = agent,
+                                        .connect_timeout_s = (unsigned)connect_timeout,
+                                        .verbose = verbose };
+        g = sim_scenario_gbvp_new(&gc, err, sizeof err);
+        if (!g) {
+            fprintf(stderr, "gbvp scenario: %s\n", err);
+            goto out;
+        }
+        ad.t = sim_scenario_gbvp_target(g);
     }
-    ad.t = sim_scenario_tap_target(t);
     if (control) {
-        sim_control_backend b = { .name = "test-ap", .svc = a_svc, .slots = a_slots,
+        sim_control_backend b = { .name = ad.t->name, .svc = a_svc,
+                                  .slots = ad.t->slots ? a_slots : NULL,
                                   .insert = a_insert, .remove = a_remove,
                                   .advance = a_advance, .ctx = &ad };
         ad.ctl = sim_control_new(control, &b, err, sizeof err);
@@ -265,9 +319,10 @@ int sim_scenario_cli_main(int argc, char **argv)
     sim_scenario_config cfg = { .catalog_dir = catalog, .seed = seed,
                                 .timeout_s = (unsigned)timeout, .tap = tap_out,
                                 .args = args, .nargs = nargs,
+                                .agent = g ? sim_scenario_gbvp_agent(g) : NULL,
                                 .event = ad.ctl ? on_event : NULL, .event_ctx = &ad,
                                 .poll = ad.ctl ? on_poll : NULL, .poll_ctx = &ad };
-    sim_scenario *sc = sim_scenario_new(&cfg, sim_scenario_tap_target(t), err, sizeof err);
+    sim_scenario *sc = sim_scenario_new(&cfg, ad.t, err, sizeof err);
     if (!sc) {
         fprintf(stderr, "gbvp scenario: %s\n", err);
         goto out;
@@ -291,6 +346,7 @@ int sim_scenario_cli_main(int argc, char **argv)
 out:
     sim_control_free(ad.ctl);
     sim_scenario_tap_free(t);
+    sim_scenario_gbvp_free(g);
     if (tap_out != stdout)
         fclose(tap_out);
     return rc;

@@ -14,6 +14,7 @@ typedef struct sc_check {
     char *name;
     char *where;  /* "file:line" of the check */
     char *detail; /* why it failed; NULL when it passed */
+    char *skip;   /* a skipped scenario: the reason (ok is true) */
 } sc_check;
 
 struct sim_scenario {
@@ -46,6 +47,10 @@ uint64_t sc_random_u64(sim_scenario *sc);
 void sc_api_open(sim_scenario *sc);
 /* The error object gbvp.assert raises after recording its failure (stops the script). */
 void *sc_assert_abort_marker(void);
+/* The error object gbvp.skip raises after recording the skip (ends the script, passed). */
+void *sc_skip_marker(void);
+/* Records a skip ("ok N - name # SKIP reason"). */
+void sc_record_skip(sim_scenario *sc, const char *name, const char *reason);
 /* luaL_error with the full printf format set: raises "file:line: message" naming the
  * script line that called the running C function. */
 int sc_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -45,6 +45,12 @@ int sim_scenario_write_junit(const sim_scenario *sc, const char *path, const cha
         fprintf(f, "\" name=\"%zu ", i + 1);
         xml_text(f, c->name);
         fprintf(f, "\"");
+        if (c->ok && c->skip) {
+            fprintf(f, ">\n    <skipped message=\"");
+            xml_text(f, c->skip);
+            fprintf(f, "\"/>\n  </testcase>\n");
+            continue;
+        }
         if (c->ok) {
             fprintf(f, "/>\n");
             continue;

@@ -45,7 +45,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: gbvp test [-j N] [--artifacts DIR] [--junit FILE] [--seed N]\n"
-            "                 [--set NAME=VALUE]... [--timeout S] [--keep] PATH...\n\n"
+            "                 [--set NAME=VALUE]... [--target T] [--timeout S] [--keep] PATH...\n\n"
             "Runs every scenario (a .lua file, or each .lua file in a folder) in its own\n"
             "simulator process and prints TAP and the summary 'N passed, N failed'.\n"
             "Exit status: 0 all passed, 1 some failed, 2 bad usage.\n\n"
@@ -55,6 +55,7 @@ static void usage(FILE *out)
             "  --junit FILE     write every scenario's results as one JUnit XML file\n"
             "  --seed N         passed to every scenario (default 1)\n"
             "  --set NAME=VALUE passed to every scenario (gbvp.arg)\n"
+            "  --target T       passed to every scenario (test-ap, gbvp-sim; see gbvp scenario)\n"
             "  --timeout S      each scenario's wall-clock limit (default 300)\n"
             "  --keep           keep the artifacts of passed scenarios too\n");
 }
@@ -259,6 +260,26 @@ static void junit_append(FILE *out, const job *j)
     }
 }
 
+/* The reason of a skipped scenario ("# SKIP reason" in its TAP), "" when not skipped. */
+static void skip_reason(const job *j, char *buf, size_t len)
+{
+    char path[PATH_MAX + 8], line[512];
+    buf[0] = 0;
+    snprintf(path, sizeof path, "%s/tap", j->dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        char *s = strstr(line, " # SKIP ");
+        if (s && !strncmp(line, "ok ", 3)) {
+            snprintf(buf, len, "%s", s + 8);
+            buf[strcspn(buf, "\n")] = 0;
+            break;
+        }
+    }
+    fclose(f);
+}
+
 static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 {
     char *end;
@@ -313,9 +334,9 @@ int sim_test_cli_main(int argc, char **argv)
                 fprintf(stderr, "gbvp test: --timeout %s: want 1..86400 seconds\n", v);
                 goto out;
             }
-        } else if (!strcmp(a, "--seed") || !strcmp(a, "--set")) {
+        } else if (!strcmp(a, "--seed") || !strcmp(a, "--set") || !strcmp(a, "--target")) {
             if (r.nforward + 2 > MAX_FORWARD) {
-                fprintf(stderr, "gbvp test: too many --seed/--set options\n");
+                fprintf(stderr, "gbvp test: too many --seed/--set/--target options\n");
                 goto out;
             }
             r.forward[r.nforward++] = a;
@@ -379,7 +400,12 @@ int sim_test_cli_main(int argc, char **argv)
             job *j = &r.jobs[reported++];
             if (j->status == 0) {
                 passed++;
-                printf("ok %zu - %s (%.2f s)\n", reported, j->file, j->seconds);
+                char why[256];
+                skip_reason(j, why, sizeof why);
+                if (*why)
+                    printf("ok %zu - %s # SKIP %s\n", reported, j->file, why);
+                else
+                    printf("ok %zu - %s (%.2f s)\n", reported, j->file, j->seconds);
             } else {
                 failed++;
                 printf("not ok %zu - %s (%s; log, TAP and JUnit in %s)\n", reported, j->file,
