@@ -25,7 +25,7 @@ $(eval $(call fuzz_target,fuzz_vm_interface,$(FUZZ_VM_SRCS)))
 $(eval $(call fuzz_target,fuzz_behaviour,$(FUZZ_VM_SRCS)))
 $(eval $(call fuzz_target,fuzz_svc,$(filter-out switch-model/switch.c,$(SWITCH_MODEL_SRCS)) \
 	$(FUZZ_VM_SRCS)))
-$(eval $(call fuzz_target,fuzz_gblink,$(GBLINK_SRCS)))
+$(eval $(call fuzz_target,fuzz_gblink,$(GBLINK_SRCS) tests/unit/test_gblink_util.c))
 $(eval $(call fuzz_target,fuzz_es2,qemu-hw/es2_proto.c gblink/record.c))
 $(eval $(call fuzz_target,fuzz_model,$(filter-out unipro-model/model_cli.c,$(UP_MODEL_CLI_SRCS)) \
 	$(UNIPRO_MODEL_SRCS) $(SWITCH_MODEL_SRCS) $(FUZZ_VM_SRCS) sim/kernel.c))

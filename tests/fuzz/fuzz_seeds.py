@@ -343,6 +343,10 @@ def gblink_seeds():
     for i in range(10):
         p += bytes([0x10 << 1]) + struct.pack("<HBH", 3, i, 4000)
     out(t, "producer", p)
+    # the whole server: the same records published in one step, then in two
+    out(t, "server-all", bytes([3, 0]) + struct.pack("<BH", 0, len(ring)) + ring)
+    out(t, "server-steps", bytes([3, 1]) + struct.pack("<BH", 0, half) +
+        struct.pack("<BH", 0, len(ring) - half) + ring)
     out(t, "map-peer-valid", bytes([2, 0, 0]))
     out(t, "map-peer-64k", bytes([2, 0, 2]))
 
