@@ -60,3 +60,7 @@ FUZZ_TARGETS += $(B)/fuzz/fuzz_manifest_text $(B)/fuzz/fuzz_manifest_binary
 $(B)/fuzz/fuzz_manifest_%: tests/fuzz/fuzz_manifest_%.c $(VM_MANIFEST_SRCS) $(VM_MANIFEST_HDRS)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(VM_MANIFEST_SRCS)
+
+# Module-originated traffic through the SVC's slots and data path to the test AP
+# (tests/ap/ and the switch-model library come from switch-model/part.mk).
+$(eval $(call unit_test,test_vm_ap_path,tests/unit/test_vm_ap_path.c,$(LIB_test_ap) $(LIB_switch_model) $(LIB_vm)))
