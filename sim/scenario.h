@@ -19,6 +19,7 @@
 #include "switch-model/svc.h"
 
 typedef struct sim_agent sim_agent; /* sim/agent_client.h */
+struct sim_agent_result;
 
 /* An interface as the AP sees it. */
 typedef struct sim_scenario_intf {
@@ -59,6 +60,9 @@ typedef struct sim_scenario_target {
     bool (*ap_traced)(void *ctx, const char *needle);
     void (*ap_trace_clear)(void *ctx);
     void (*ap_step_hook)(void *ctx, void (*hook)(void *hctx, const char *what), void *hctx);
+    /* Optional: runs a guest command through the agent (sim_agent_run's contract) while
+     * the target keeps serving the guest; used instead of cfg.agent when set. */
+    int (*guest_run)(void *ctx, const char *cmd, int timeout_ms, struct sim_agent_result *res);
     void *ctx;
 } sim_scenario_target;
 

@@ -704,7 +704,9 @@ static int l_guest(lua_State *L)
         return sc_error(L, "gbvp.guest: no guest is attached (target %s runs without "
                           "QEMU); this step needs a guest with its agent", sc->t.name);
     sim_agent_result res = { 0 };
-    int rc = sim_agent_run(sc->cfg.agent, cmd, (int)t, &res);
+    int rc = sc->t.guest_run ? sc->t.guest_run(sc->t.ctx, cmd, (int)t, &res)
+                             : sim_agent_run(sc->cfg.agent, cmd, (int)t, &res);
+    after_run(L, sc);
     if (rc != SIM_AGENT_OK)
         return sc_error(L, "gbvp.guest('%s'): %s", cmd, sim_agent_last_error(sc->cfg.agent));
     if (res.kind == SIM_AGENT_TIMED_OUT) {

@@ -8,10 +8,16 @@
 //   - guest mode: QEMU connects to the link socket and its guest kernel is the AP; time is
 //     the wall clock; the guest agent (if given) serves gbvp.guest.
 // sim_gbvp does not expose its slots' live interfaces, so backends are unavailable here.
+//
+// Guest mode runs the simulator loop on a second thread, so that the guest is served
+// while the script blocks (gbvp.guest waits for the agent; the command may itself cause
+// Greybus traffic). The script thread holds `lock` whenever it runs and lets go only while
+// it waits (settle, advance, gbvp.guest): the simulator is never touched by both.
 #include "sim/scenario.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +48,9 @@ struct sim_scenario_gbvp {
     void *hctx;
     /* guest mode */
     sim_agent *agent;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    bool thread_started, stop;
     char names[GB_SVC_SLOTS_MAX][NAME_MAX_LEN];
 };
 
@@ -55,19 +64,34 @@ static sim_time wall_ps(const struct timespec *t0)
                       (t.tv_nsec - t0->tv_nsec)) * 1000u;
 }
 
-/* Guest mode: serves the link for `ms` of wall-clock time. */
-static void run_wall(sim_scenario_gbvp *g, double ms)
+/* Guest mode: the simulator loop's thread. */
+static void *loop_thread(void *arg)
 {
-    sim_time end = wall_ps(&g->t0) + (sim_time)(ms * 1e9);
+    sim_scenario_gbvp *g = arg;
     for (;;) {
+        pthread_mutex_lock(&g->lock);
+        if (g->stop) {
+            pthread_mutex_unlock(&g->lock);
+            return NULL;
+        }
         g->now = wall_ps(&g->t0);
         sim_gbvp_process(g->sim, g->now);
-        if (g->now >= end)
-            return;
-        sim_time left_ms = (end - g->now) / SIM_MS(1);
-        struct pollfd p = { .fd = sim_gbvp_fd(g->sim), .events = POLLIN };
-        poll(&p, 1, left_ms > 10 ? 10 : (int)left_ms + 1);
+        int fd = sim_gbvp_fd(g->sim);
+        pthread_mutex_unlock(&g->lock);
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        poll(&p, 1, 5);
     }
+}
+
+/* Guest mode: lets the loop thread serve the guest for `ms` of wall-clock time. */
+static void run_wall(sim_scenario_gbvp *g, double ms)
+{
+    pthread_mutex_unlock(&g->lock);
+    struct timespec ts = { .tv_sec = (time_t)(ms / 1000),
+                           .tv_nsec = (long)((ms - (double)(time_t)(ms / 1000) * 1000) * 1e6) };
+    while (nanosleep(&ts, &ts) && errno == EINTR)
+        ;
+    pthread_mutex_lock(&g->lock);
 }
 
 /* Test-AP mode: the transport's pump (the rig of tests/unit/test_svc_sim.c). */
@@ -271,6 +295,15 @@ static void t_step_hook(void *ctx, void (*hook)(void *hctx, const char *what), v
     tap_set_step_hook(g->ap, hook ? t_tap_hook : NULL, hook ? g : NULL);
 }
 
+static int t_guest_run(void *ctx, const char *cmd, int timeout_ms, sim_agent_result *res)
+{
+    sim_scenario_gbvp *g = ctx;
+    pthread_mutex_unlock(&g->lock);
+    int rc = sim_agent_run(g->agent, cmd, timeout_ms, res);
+    pthread_mutex_lock(&g->lock);
+    return rc;
+}
+
 /* ---- life cycle ---- */
 
 static int start_test_ap(sim_scenario_gbvp *g, char *err, size_t errlen)
@@ -318,8 +351,12 @@ static int start_guest(sim_scenario_gbvp *g, char *err, size_t errlen)
     }
     if (g->cfg.agent_path) {
         char aerr[256];
-        if (sim_agent_connect_unix(g->cfg.agent_path, 10000, &g->agent, aerr, sizeof aerr) ||
-            sim_agent_wait_ready(g->agent, (int)limit * 1000)) {
+        pthread_mutex_unlock(&g->lock);
+        int rc = sim_agent_connect_unix(g->cfg.agent_path, 10000, &g->agent, aerr, sizeof aerr);
+        if (!rc)
+            rc = sim_agent_wait_ready(g->agent, (int)limit * 1000);
+        pthread_mutex_lock(&g->lock);
+        if (rc) {
             snprintf(err, errlen, "guest agent at %s: %s", g->cfg.agent_path,
                      g->agent ? sim_agent_last_error(g->agent) : aerr);
             return -1;
@@ -342,8 +379,21 @@ sim_scenario_gbvp *sim_scenario_gbvp_new(const sim_scenario_gbvp_config *cfg, ch
     clock_gettime(CLOCK_MONOTONIC, &g->t0);
     sim_gbvp_config sc = { .link_path = cfg->link_path, .num_slots = g->cfg.num_slots,
                            .catalog_dir = cfg->catalog_dir,
-                           .log_level = cfg->verbose ? GB_SVC_LOG_INFO : GB_SVC_LOG_ERROR };
+                           .log_level = cfg->verbose ? (getenv("GBVP_DEBUG") ? GB_SVC_LOG_DEBUG : GB_SVC_LOG_INFO) : GB_SVC_LOG_ERROR };
     g->sim = sim_gbvp_new(&sc, err, errlen);
+    if (g->sim && !cfg->test_ap) {
+        pthread_mutex_init(&g->lock, NULL);
+        pthread_mutex_lock(&g->lock);
+        if (pthread_create(&g->thread, NULL, loop_thread, g)) {
+            snprintf(err, errlen, "cannot start the simulator thread");
+            pthread_mutex_unlock(&g->lock);
+            pthread_mutex_destroy(&g->lock);
+            sim_gbvp_free(g->sim);
+            free(g);
+            return NULL;
+        }
+        g->thread_started = true;
+    }
     if (!g->sim || (cfg->test_ap ? start_test_ap(g, err, errlen) : start_guest(g, err, errlen))) {
         sim_scenario_gbvp_free(g);
         return NULL;
@@ -362,6 +412,7 @@ sim_scenario_gbvp *sim_scenario_gbvp_new(const sim_scenario_gbvp_config *cfg, ch
         .ap_traced = cfg->test_ap ? t_traced : NULL,
         .ap_trace_clear = cfg->test_ap ? t_trace_clear : NULL,
         .ap_step_hook = cfg->test_ap ? t_step_hook : NULL,
+        .guest_run = g->agent ? t_guest_run : NULL,
         .ctx = g,
     };
     return g;
@@ -371,6 +422,12 @@ void sim_scenario_gbvp_free(sim_scenario_gbvp *g)
 {
     if (!g)
         return;
+    if (g->thread_started) {
+        g->stop = true;
+        pthread_mutex_unlock(&g->lock);
+        pthread_join(g->thread, NULL);
+        pthread_mutex_destroy(&g->lock);
+    }
     tap_free(g->ap);
     gbl_free(g->client);
     sim_agent_free(g->agent);

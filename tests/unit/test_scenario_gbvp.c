@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+// The gbvp-sim scenario target: scripts drive gbvp sim's simulator object with the test AP
+// across a real gblink connection; in guest mode, an AP in another process (standing in
+// for QEMU and its guest) is served by the simulator thread while the script waits.
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gblink/gblink.h"
+#include "sim/scenario.h"
+#include "tests/ap/ap.h"
+#include "tests/unit/unit.h"
+
+static int run_script(const sim_scenario_target *t, const char *code, char *err, size_t len)
+{
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *f = open_memstream(&out, &outlen);
+    sim_scenario_config c = { .seed = 3, .timeout_s = 60, .tap = f };
+    char e[128];
+    sim_scenario *sc = sim_scenario_new(&c, t, e, sizeof e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+    int rc = sim_scenario_run_string(sc, "=g.lua", code);
+    snprintf(err, len, "%s", sim_scenario_error(sc) ? sim_scenario_error(sc)
+                             : sim_scenario_first_failure(sc) ? sim_scenario_first_failure(sc)
+                                                              : "");
+    if (rc)
+        fprintf(stderr, "\n    %s\n", err);
+    sim_scenario_free(sc);
+    fclose(f);
+    free(out);
+    return rc;
+}
+
+static void test_gbvp_target_with_test_ap_runs_hotplug_over_gblink(void)
+{
+    char path[64], err[256];
+    snprintf(path, sizeof path, "/tmp/gbvp-test-sg-%d.sock", (int)getpid());
+    sim_scenario_gbvp_config gc = { .link_path = path, .num_slots = 4, .test_ap = true };
+    sim_scenario_gbvp *g = sim_scenario_gbvp_new(&gc, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    const sim_scenario_target *t = sim_scenario_gbvp_target(g);
+    CU_ASSERT_EQUAL(run_script(t,
+        "gbvp.check(gbvp.features.test_ap and not gbvp.features.backends, 'features')\n"
+        "for i = 1, 20 do\n"
+        "  local slot = gbvp.random(0, 3)\n"
+        "  local id = gbvp.insert(slot, i % 2 == 0 and 'sensor' or 'vibrator')\n"
+        "  gbvp.assert_eq(gbvp.interface_state(id), 'activated', 'enumerated')\n"
+        "  gbvp.assert(gbvp.interface(id).enabled, 'enabled')\n"
+        "  gbvp.wait(gbvp.random(1, 3000))\n"
+        "  gbvp.remove(slot)\n"
+        "  gbvp.assert_eq(gbvp.interface_state(id), 'absent', 'removed')\n"
+        "end\n"
+        "gbvp.check(gbvp.stats().pings >= 5, 'the AP pinged the SVC as time passed')\n"
+        "gbvp.check_eq(gbvp.stats().connections, 0, 'no connection left')\n",
+        err, sizeof err), 0);
+    CU_ASSERT_EQUAL(run_script(t, "gbvp.insert(0, 'battery')\ngbvp.battery_get(0, 'capacity')\n",
+                               err, sizeof err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "g.lua:2: target gbvp-sim+test-ap does not expose its "
+                                       "modules' backends"));
+    CU_ASSERT_EQUAL(run_script(t, "gbvp.insert(1, 'dir/x.mnfs')\n", err, sizeof err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "catalog modules by name only"));
+    sim_scenario_gbvp_free(g);
+}
+
+/* ---- an AP in another process, as QEMU's guest would be ---- */
+
+typedef struct child {
+    gbl_link *client;
+    tap *ap;
+    struct timespec t0;
+} child;
+
+static sim_time child_now(child *c)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (sim_time)((int64_t)(t.tv_sec - c->t0.tv_sec) * 1000000000 +
+                      (t.tv_nsec - c->t0.tv_nsec)) * 1000u;
+}
+
+static void child_record(void *ctx, const gbl_record *rec)
+{
+    child *c = ctx;
+    if (rec->type == GBL_T_GB_MESSAGE && c->ap)
+        tap_deliver(c->ap, rec->cport, rec->payload, rec->len);
+}
+
+/* Waits at most ~100 ms for a record: the test AP calls this while its inbox may already
+ * hold the request it must answer, so waiting long here only delays the answer. */
+static bool child_pump(void *ctx)
+{
+    child *c = ctx;
+    for (int i = 0; i < 20; i++) {
+        if (c->ap)
+            tap_set_now(c->ap, child_now(c));
+        if (gbl_process(c->client) > 0)
+            return true;
+        struct pollfd p = { .fd = gbl_fd(c->client), .events = POLLIN };
+        poll(&p, 1, 5);
+    }
+    return false;
+}
+
+static void child_send(void *ctx, uint16_t cport, const uint8_t *msg, size_t len)
+{
+    child *c = ctx;
+    uint8_t buf[2048];
+    memcpy(buf, msg, len);
+    buf[6] = (uint8_t)cport;
+    int rc = gbl_send_msg(c->client, GBL_T_GB_MESSAGE, cport, 0, 0, buf, (uint32_t)len);
+    if (rc && getenv("V"))
+        fprintf(stderr, "child: send on hd CPort %u: %d %s\n", cport, rc, gbl_error(c->client));
+}
+
+static void child_ctl(void *ctx, const char *what, uint16_t cport, uint32_t flags)
+{
+    child *c = ctx;
+    static uint32_t id;
+    uint16_t type = !strcmp(what, "FLAGS") ? GBL_T_CPORT_FLAGS
+                    : !strcmp(what, "CONNECTED") ? GBL_T_CPORT_CONNECTED
+                    : !strcmp(what, "FLUSH") ? GBL_T_CPORT_FLUSH
+                    : !strcmp(what, "CLEAR") ? GBL_T_CPORT_CLEAR : GBL_T_CPORT_QUIESCE;
+    uint8_t payload[4] = { 0 };
+    uint32_t len = 0;
+    if (type == GBL_T_CPORT_FLAGS) {
+        memcpy(payload, &flags, 4);
+        len = 4;
+    } else if (type == GBL_T_CPORT_QUIESCE) {
+        gbl_cport_quiesce q = { .peer_space = 9, .timeout_ms = 1000 };
+        memcpy(payload, &q, sizeof q);
+        len = sizeof q;
+    }
+    gbl_send_msg(c->client, type, cport, ++id, 0, payload, len);
+    child_pump(c);
+}
+
+static void child_main(const char *path)
+{
+    child c = { 0 };
+    clock_gettime(CLOCK_MONOTONIC, &c.t0);
+    gbl_callbacks cb = { .record = child_record };
+    gbl_config lc = { .name = "test guest" };
+    char err[256];
+    for (int i = 0; i < 200 && !c.client; i++) {
+        c.client = gbl_client_new(path, &lc, &cb, &c, err, sizeof err);
+        if (c.client && gbl_connect(c.client)) {
+            gbl_free(c.client);
+            c.client = NULL;
+        }
+        if (!c.client)
+            usleep(10000);
+    }
+    if (!c.client)
+        _exit(3);
+    while (gbl_state(c.client) != GBL_STATE_UP)
+        child_pump(&c);
+    tap_transport tr = { .send = child_send, .cport_ctl = child_ctl, .pump = child_pump,
+                         .ctx = &c };
+    tap_config tc = { .transport = &tr, .num_slots = 4 };
+    c.ap = tap_new(&tc);
+    if (!c.ap || tap_probe(c.ap)) {
+        if (c.ap && getenv("V"))
+            tap_trace_dump(c.ap);
+        _exit(4);
+    }
+    for (int i = 0; i < 150; i++) { /* at most ~15 s; the parent ends it sooner */
+        child_pump(&c);
+        tap_run(c.ap);
+    }
+    _exit(0);
+}
+
+static void test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits(void)
+{
+    char path[64], err[256];
+    snprintf(path, sizeof path, "/tmp/gbvp-test-sgg-%d.sock", (int)getpid());
+    unlink(path);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0)
+        child_main(path);
+    sim_scenario_gbvp_config gc = { .link_path = path, .num_slots = 4,
+                                    .connect_timeout_s = 5, .verbose = getenv("V") != NULL };
+    sim_scenario_gbvp *g = sim_scenario_gbvp_new(&gc, err, sizeof err);
+    if (!g)
+        fprintf(stderr, "\n    %s\n", err);
+    CU_ASSERT_PTR_NOT_NULL(g);
+    if (g) {
+        CU_ASSERT_EQUAL(run_script(sim_scenario_gbvp_target(g),
+            "gbvp.check(not gbvp.features.test_ap, 'no test AP hooks')\n"
+            "local id = gbvp.insert(2, 'sensor')\n"
+            "gbvp.wait_for(function() return gbvp.interface(id).enabled end, 5000)\n"
+            "gbvp.check_eq(gbvp.module(2), 'sensor', 'module name')\n"
+            "gbvp.remove(2)\n"
+            "gbvp.wait_for(function() return gbvp.interface_state(id) == 'absent' end, 5000)\n"
+            "gbvp.check_eq(gbvp.stats().connections, 0, 'AP tore the connections down')\n"
+            "local ok, e = pcall(gbvp.guest, 'true')\n"
+            "gbvp.check(not ok and e:find('no guest is attached'), 'no agent given')\n",
+            err, sizeof err), 0);
+        sim_scenario_gbvp_free(g);
+    }
+    int st = 0;
+    if (waitpid(pid, &st, WNOHANG) == pid)
+        fprintf(stderr, "\n    the AP process ended early: status %d\n", WEXITSTATUS(st));
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    unlink(path);
+}
+
+static void test_gbvp_target_guest_mode_times_out_without_qemu(void)
+{
+    char err[256];
+    sim_scenario_gbvp_config gc = { .link_path = "/tmp/gbvp-test-noqemu.sock",
+                                    .connect_timeout_s = 1 };
+    CU_ASSERT_PTR_NULL(sim_scenario_gbvp_new(&gc, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no AP completed the SVC handshake within 1 s"));
+}
+
+static const unit_test tests[] = {
+    UNIT_TEST(test_gbvp_target_with_test_ap_runs_hotplug_over_gblink),
+    UNIT_TEST(test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits),
+    UNIT_TEST(test_gbvp_target_guest_mode_times_out_without_qemu),
+    UNIT_TESTS_END,
+};
+
+static const unit_suite suites[] = {
+    { "scenario_gbvp", tests, NULL, NULL },
+    UNIT_SUITES_END,
+};
+
+int main(int argc, char **argv)
+{
+    return unit_run(suites, argc, argv);
+}
