@@ -353,20 +353,19 @@ uint16_t vm_interface_dme_set(vm_interface *intf, uint16_t attr, uint16_t select
 
 /* ---- power ---- */
 
-static void set_connected(vm_interface *intf, vm_cport *cp, bool connected)
+static void set_connected(vm_cport *cp, bool connected)
 {
     cp->connected = connected;
-    cp->npending = 0;
+    cp->npending = 0; /* answers to requests sent on the old connection will not come */
     if (cp->ops && cp->ops->connection)
         cp->ops->connection(cp->h, connected);
-    (void)intf;
 }
 
 static void drop_all_connections(vm_interface *intf)
 {
     for (size_t i = 0; i < intf->ncports; i++)
         if (intf->cports[i].connected)
-            set_connected(intf, &intf->cports[i], false);
+            set_connected(&intf->cports[i], false);
 }
 
 static void reboot(vm_interface *intf)
@@ -454,7 +453,7 @@ int vm_interface_cport_connect(vm_interface *intf, uint16_t cport)
     if (cp->connected)
         return -EBUSY;
     cp->last_shutdown_phase = 0;
-    set_connected(intf, cp, true);
+    set_connected(cp, true);
     return 0;
 }
 
@@ -463,7 +462,7 @@ int vm_interface_cport_disconnect(vm_interface *intf, uint16_t cport)
     vm_cport *cp = vm_interface_find_cport(intf, cport);
     if (!cp || !cp->connected)
         return -ENOTCONN;
-    set_connected(intf, cp, false);
+    set_connected(cp, false);
     return 0;
 }
 
