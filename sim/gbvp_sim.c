@@ -15,6 +15,7 @@
 #include "gblink/gblink.h"
 #include "switch-model/slot_vm.h"
 #include "switch-model/svc_protocol.h"
+#include "virtual-modules/backend_cmd.h"
 
 typedef struct out_rec {
     uint16_t cport;
@@ -405,6 +406,19 @@ void sim_gbvp_status(sim_gbvp *s)
            (unsigned long long)st.pings, (unsigned long long)st.forwarded_to_ap,
            (unsigned long long)st.forwarded_to_intf, (unsigned long long)st.dropped);
     fflush(stdout);
+}
+
+int sim_gbvp_command(sim_gbvp *s, unsigned slot, unsigned index, const char *line,
+                     char *reply, size_t len)
+{
+    vm_interface *intf = slot < s->cfg.num_slots ? gb_slots_interface(s->slots, slot, index)
+                                                 : NULL;
+    if (!intf) {
+        snprintf(reply, len, "slot %u has no interface %u (empty slot, or the module is "
+                 "narrower)", slot, index + 1);
+        return -1;
+    }
+    return vm_backend_command(intf, line, s->now, reply, len);
 }
 
 gb_svc *sim_gbvp_svc(sim_gbvp *s)

@@ -32,7 +32,9 @@ static void usage(FILE *out)
             "  --control PATH        serve the JSON-lines control socket (gbvp ctl) at PATH\n"
             "  --log LEVEL           error, warn, info (default) or debug\n"
             "  --help                this text\n\n"
-            "Commands on standard input: 'insert SLOT MODULE', 'remove SLOT', 'status', 'quit'.\n",
+            "Commands on standard input: 'insert SLOT MODULE', 'remove SLOT', 'status', 'quit',\n"
+            "and 'cmd SLOT[.INTERFACE] COMMAND...' for a module's backends (docs/modules.md,\n"
+            "\"Commands\"; e.g. 'cmd 0 gpio set 3 1', 'cmd 1 hid key a'; replies 'cmd: ...').\n",
             GB_SVC_SLOTS_MAX);
 }
 
@@ -66,9 +68,44 @@ static sim_time monotonic_ps(const struct timespec *t0)
     return (sim_time)ns * 1000u;
 }
 
+/* "cmd SLOT[.N] BACKEND-COMMAND...": a backend command (docs/modules.md, "Commands") for
+ * interface N (1-based, default 1) of the module in SLOT. Prints "cmd: REPLY" or
+ * "cmd error: REASON" on standard output, flushed, so a program driving stdin can read it. */
+static void backend_command(sim_gbvp *s, const char *args)
+{
+    char *end;
+    errno = 0;
+    unsigned long slot = strtoul(args, &end, 10), intf = 1;
+    if (!errno && end != args && *end == '.') {
+        const char *p = end + 1;
+        intf = strtoul(p, &end, 10);
+        if (end == p)
+            intf = 0;
+    }
+    if (errno || end == args || (*end != ' ' && *end != '\t') || slot > 255 || intf < 1 ||
+        intf > 255) {
+        printf("cmd error: want 'cmd SLOT[.INTERFACE] COMMAND...', e.g. 'cmd 0 gpio set 3 1'\n");
+        fflush(stdout);
+        return;
+    }
+    while (*end == ' ' || *end == '\t')
+        end++;
+    end[strcspn(end, "\r\n")] = 0;
+    char reply[512];
+    if (sim_gbvp_command(s, (unsigned)slot, (unsigned)intf - 1, end, reply, sizeof reply))
+        printf("cmd error: %s\n", reply);
+    else
+        printf("cmd: %s\n", reply);
+    fflush(stdout);
+}
+
 /* One command line from standard input. Returns false on 'quit'. */
 static bool command(sim_gbvp *s, char *line, sim_time now)
 {
+    if (!strncmp(line, "cmd ", 4)) {
+        backend_command(s, line + 4);
+        return true;
+    }
     char *argv[4] = { 0 };
     int argc = 0;
     for (char *tok = strtok(line, " \t\r\n"); tok && argc < 4; tok = strtok(NULL, " \t\r\n"))
@@ -86,7 +123,7 @@ static bool command(sim_gbvp *s, char *line, sim_time now)
         sim_gbvp_remove(s, slot, now);
     } else {
         fprintf(stderr, "gbvp sim: unknown command '%s' (insert SLOT MODULE, remove SLOT, "
-                "status, quit)\n", argv[0]);
+                "cmd SLOT COMMAND, status, quit)\n", argv[0]);
     }
     return true;
 }
@@ -213,7 +250,7 @@ int sim_cli_main(int argc, char **argv)
             running = false;
         }
         if (n > 0 && (fds[2].revents & (POLLIN | POLLHUP))) {
-            char line[256];
+            char line[1024];
             if (!fgets(line, sizeof line, stdin))
                 stdin_open = false;
             else if (!command(s, line, now))

@@ -34,6 +34,11 @@ void sim_gbvp_process(sim_gbvp *s, sim_time now);
  * with the reason logged. */
 int sim_gbvp_insert(sim_gbvp *s, unsigned slot, const char *name, sim_time now);
 int sim_gbvp_remove(sim_gbvp *s, unsigned slot, sim_time now);
+/* Runs a backend command line (virtual-modules/backend_cmd.h, e.g. "gpio set 3 1") on
+ * interface `index` (0-based) of the module in `slot`, at the time of the last process or
+ * insert call. 0 with the answer in reply, or -1 with the reason. */
+int sim_gbvp_command(sim_gbvp *s, unsigned slot, unsigned index, const char *line,
+                     char *reply, size_t len);
 /* Prints the slots, interfaces and connections. */
 void sim_gbvp_status(sim_gbvp *s);
 gb_svc *sim_gbvp_svc(sim_gbvp *s);
