@@ -17,16 +17,19 @@
 #include "tests/ap/ap.h"
 #include "tests/unit/unit.h"
 
+/* Runs `code`, or the file `code` names when it starts with '@'. */
 static int run_script(const sim_scenario_target *t, const char *code, char *err, size_t len)
 {
     char *out = NULL;
     size_t outlen = 0;
     FILE *f = open_memstream(&out, &outlen);
-    sim_scenario_config c = { .seed = 3, .timeout_s = 60, .tap = f };
+    static const char *const args[] = { "cycles=12" };
+    sim_scenario_config c = { .seed = 3, .timeout_s = 60, .tap = f, .args = args, .nargs = 1 };
     char e[128];
     sim_scenario *sc = sim_scenario_new(&c, t, e, sizeof e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
-    int rc = sim_scenario_run_string(sc, "=g.lua", code);
+    int rc = code[0] == '@' ? sim_scenario_run_file(sc, code + 1)
+                            : sim_scenario_run_string(sc, "=g.lua", code);
     snprintf(err, len, "%s", sim_scenario_error(sc) ? sim_scenario_error(sc)
                              : sim_scenario_first_failure(sc) ? sim_scenario_first_failure(sc)
                                                               : "");
@@ -170,7 +173,7 @@ static void child_main(const char *path)
             tap_trace_dump(c.ap);
         _exit(4);
     }
-    for (int i = 0; i < 150; i++) { /* at most ~15 s; the parent ends it sooner */
+    for (int i = 0; i < 600; i++) { /* at most ~60 s; the parent ends it sooner */
         child_pump(&c);
         tap_run(c.ap);
     }
@@ -204,6 +207,15 @@ static void test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits(voi
             "local ok, e = pcall(gbvp.guest, 'true')\n"
             "gbvp.check(not ok and e:find('no guest is attached'), 'no agent given')\n",
             err, sizeof err), 0);
+        /* the scenarios of scenarios/ run (or skip) against an AP that is not the
+         * in-process test AP, as they will against QEMU's guest */
+        static const char *const files[] = {
+            "@scenarios/hotplug_basic.lua", "@scenarios/hotplug_during_enumeration.lua",
+            "@scenarios/hotplug_storm.lua", "@scenarios/battery_drain_charge.lua",
+            "@scenarios/gpio_irq_roundtrip.lua",
+        };
+        for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+            CU_ASSERT_EQUAL(run_script(sim_scenario_gbvp_target(g), files[i], err, sizeof err), 0);
         sim_scenario_gbvp_free(g);
     }
     int st = 0;
