@@ -16,6 +16,7 @@
  * from the AP). High speed only. See docs/qemu.md.
  */
 #include "qemu/osdep.h"
+#include "qemu/cutils.h"
 #include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
@@ -873,6 +874,12 @@ static void es2_class_init(ObjectClass *klass, void *data)
     dc->desc = "Greybus ES2 APBridgeA USB bridge (to the gbvp simulator)";
     dc->vmsd = &vmstate_es2;
     device_class_set_props(dc, es2_properties);
+    object_class_property_set_description(klass, "link",
+        "path of the gbvp simulator's gblink socket (required)");
+    object_class_property_set_description(klass, "cports",
+        "hd CPorts reported to the guest, 1..255; 0 = as many as the simulator says (44 if it says 0)");
+    object_class_property_set_description(klass, "reconnect-ms",
+        "how often to retry connecting while the simulator is absent, 10..60000");
     set_bit(DEVICE_CATEGORY_BRIDGE, dc->categories);
 }
 
