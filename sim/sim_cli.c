@@ -227,6 +227,9 @@ int sim_cli_main(int argc, char **argv)
     for (unsigned i = 0; i < ninserts; i++)
         if (sim_gbvp_insert(s, inserts[i].slot, inserts[i].name, monotonic_ps(&t0)))
             rc = 1;
+    /* Unbuffered: poll() sees every line still waiting in the descriptor, none hides in
+     * stdio's buffer when several arrive at once. */
+    setvbuf(stdin, NULL, _IONBF, 0);
     bool stdin_open = true, running = rc == 0;
     while (running) {
         struct pollfd fds[4 + SIM_CONTROL_MAX_CLIENTS] = {
