@@ -690,6 +690,42 @@ static int l_pm_fault(lua_State *L)
     return 0;
 }
 
+/* gbvp.intf_oops(intf_id, reason): the interface crashes; the SVC reports INTF_OOPS */
+static int l_intf_oops(lua_State *L)
+{
+    sim_scenario *sc = SC(L);
+    uint8_t id = check_intf_id(L, 1);
+    lua_Integer reason = luaL_optinteger(L, 2, 0);
+    if (reason < 0 || reason > 255)
+        return sc_error(L, "gbvp.intf_oops: reason %lld is not 0..255", (long long)reason);
+    int rc = gb_svc_intf_oops(sc->t.svc(sc->t.ctx), id, (uint8_t)reason, sc->t.now(sc->t.ctx));
+    if (rc == -ENOENT)
+        return sc_error(L, "gbvp.intf_oops: no interface %d in the frame", id);
+    if (rc == -ENOTCONN)
+        return sc_error(L, "gbvp.intf_oops: the AP has not completed the SVC handshake");
+    settle(L, sc);
+    return 0;
+}
+
+/* gbvp.link_mode(intf_id) -> tx_mode, rx_mode as the AP last set them with INTF_SET_PWRM
+ * (0 = never); for the AP's own interface, its tx mode only */
+static int l_link_mode(lua_State *L)
+{
+    sim_scenario *sc = SC(L);
+    uint8_t id = check_intf_id(L, 1);
+    gb_svc *svc = sc->t.svc(sc->t.ctx);
+    if (id == gb_svc_ap_intf_id(svc)) {
+        lua_pushinteger(L, gb_svc_ap_link_tx_mode(svc));
+        return 1;
+    }
+    gb_svc_intf_info in;
+    if (!gb_svc_get_intf(sc->t.svc(sc->t.ctx), id, &in))
+        return sc_error(L, "gbvp.link_mode: no interface %d in the frame", id);
+    lua_pushinteger(L, in.tx_mode);
+    lua_pushinteger(L, in.rx_mode);
+    return 2;
+}
+
 /* ---- the guest ---- */
 
 /* gbvp.guest(command [, timeout_ms]) -> exit status, output */
@@ -1061,6 +1097,8 @@ void sc_api_open(sim_scenario *sc)
         { "link", l_link },
         { "fault", l_fault },
         { "pm_fault", l_pm_fault },
+        { "intf_oops", l_intf_oops },
+        { "link_mode", l_link_mode },
         { "guest", l_guest },
         { "check", l_check },
         { "skip", l_skip },

@@ -258,11 +258,16 @@ static void test_scenario_backends_reach_the_ap(void)
                "gbvp.uart_send(1, 'hello')\n"
                "gbvp.check_eq(gbvp.uart_state(1).rx_bytes, 5, 'uart to the AP')\n"
                "gbvp.check(gbvp.ap_traced('incoming request 0x03'), 'AP got RECEIVE_DATA')\n"
+               "gbvp.insert(3, 'virtual-modules/catalog/vibrator.mnfs')\n"
+               "gbvp.check_eq(gbvp.module(3), 'vibrator', 'a module from a manifest file')\n"
+               "gbvp.check(gbvp.link_mode(1) ~= 0, 'the AP set its own link power mode')\n"
+               "gbvp.intf_oops(gbvp.slot_interface(3), 1)\n"
+               "gbvp.check(gbvp.ap_traced('oops'), 'the AP heard INTF_OOPS')\n"
                "gbvp.insert(2, 'keyboard')\n"
                "local ok = pcall(gbvp.hid_input, 2, {0,0,4,0,0,0,0,0})\n"
                "gbvp.check(not ok, 'no report before the AP powers the HID device')\n");
     CU_ASSERT_EQUAL(r.rc, 0);
-    CU_ASSERT_EQUAL(sim_scenario_passed(r.sc), 5);
+    CU_ASSERT_EQUAL(sim_scenario_passed(r.sc), 8);
     finish(&r);
 }
 
