@@ -120,11 +120,20 @@ if [ "$print_only" -eq 1 ]; then
     exit $rc
 fi
 
+# Everything wanted is cached: no lock, no waiting on a build of another architecture.
+if [ "$force" -eq 0 ] && { [ "$want_kernel" -eq 0 ] || [ -f "$kernel_image" ]; } &&
+   { [ "$want_initramfs" -eq 0 ] || [ -f "$initramfs_image" ]; }; then
+    [ "$want_kernel" -eq 0 ] || say "kernel: cached ($kernel_out)"
+    [ "$want_initramfs" -eq 0 ] || say "initramfs: cached ($initramfs_out)"
+    print_paths
+    exit 0
+fi
+
 mkdir -p "$cache"
-# One build at a time per cache (two test runs may start together).
-exec 9>"$cache/.build-guest.lock"
+# One build at a time per cache and architecture (two test runs may start together).
+exec 9>"$cache/.build-guest-$arch.lock"
 if ! flock -n 9; then
-    say "waiting for another build-guest.sh run to finish (lock $cache/.build-guest.lock)"
+    say "waiting for another build-guest.sh --arch $arch run to finish (lock $cache/.build-guest-$arch.lock)"
     flock 9
 fi
 
@@ -132,12 +141,17 @@ fi
 src=$cache/kernel/linux-$kver
 extract_source() {
     [ -f "$src/.gbvp-extracted" ] && return 0
+    # shared by all architectures: its own lock
+    exec 8>"$cache/.kernel-source.lock"
+    flock 8
+    [ -f "$src/.gbvp-extracted" ] && { exec 8>&-; return 0; }
     say "extracting /usr/src/linux-source-6.1.tar.xz ($kver) into $src (about 20 s)"
     local t0=$SECONDS
     rm -rf "$src.tmp" && mkdir -p "$src.tmp"
     tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$src.tmp" --strip-components=1
     rm -rf "$src" && mv "$src.tmp" "$src"
     touch "$src/.gbvp-extracted"
+    exec 8>&-
     say "extracted in $((SECONDS - t0)) s"
 }
 
@@ -270,7 +284,7 @@ build_initramfs() {
     rm -rf "$work" && mkdir -p "$work"
     local gen=$cache/initramfs/gen_init_cpio-$kver
     if [ ! -x "$gen" ]; then
-        gcc -O2 -o "$gen.tmp" "$src/usr/gen_init_cpio.c" && mv "$gen.tmp" "$gen"
+        gcc -O2 -o "$gen.tmp.$$" "$src/usr/gen_init_cpio.c" && mv "$gen.tmp.$$" "$gen"
     fi
     say "initramfs: compiling the agent (${cross}gcc -static)"
     "${cross}gcc" -std=c11 -Os -static -Wall -Wextra -Werror -D_GNU_SOURCE \
