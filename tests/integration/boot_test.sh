@@ -4,10 +4,11 @@
 # controller, and checks through the guest agent that the kernel is ours, that the Greybus
 # core and every class driver registered, that exit statuses travel back, and that the guest
 # powers QEMU off. Prints the boot time (QEMU start to agent ready) and ends with
-# "N passed, N failed".
+# "N passed, N failed". GBVP_ARCH=arm64 runs it on the arm64 guest (QEMU virt) instead.
 set -u
 cd "$(dirname "$0")/../.."
 gbvp=${GBVP:-build/gbvp}
+arch=${GBVP_ARCH:-x86_64}
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok   - $1"; }
 not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; [ $# -gt 1 ] && printf '       %s\n' "${@:2}"; }
@@ -34,8 +35,8 @@ if [ ! -x "$gbvp" ]; then
     make -j2 "$gbvp" >/dev/null || { not_ok "build $gbvp"; finish; }
 fi
 t0=$(date +%s.%N)
-if paths=$(scripts/build-guest.sh 2>"$run_dir/build.log"); then
-    ok "guest kernel and initramfs built ($(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s, cached after the first run)"
+if paths=$(scripts/build-guest.sh --arch "$arch" 2>"$run_dir/build.log"); then
+    ok "$arch guest kernel and initramfs built ($(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s, cached after the first run)"
 else
     not_ok "scripts/build-guest.sh" "$(tail -n 20 "$run_dir/build.log")"
     finish
@@ -45,7 +46,7 @@ initrd=$(sed -n 's/^initramfs: //p' <<<"$paths")
 
 # --- boot ----------------------------------------------------------------------------------
 t0=$(date +%s%N)
-if out=$(scripts/run-guest.sh --background --dir "$run_dir" --kernel "$kernel" --initrd "$initrd" \
+if out=$(scripts/run-guest.sh --arch "$arch" --background --dir "$run_dir" --kernel "$kernel" --initrd "$initrd" \
              --device qemu-xhci,id=xhci 2>&1); then
     qemu_pid=$(cat "$run_dir/qemu.pid")
     ok "QEMU started: $(awk '{print $1}' "$run_dir/qemu.cmdline")"
@@ -60,7 +61,7 @@ if "$gbvp" agent --socket "$sock" --wait 180 --wait-ready >/dev/null 2>"$run_dir
     t1=$(date +%s%N)
     boot_ms=$(( (t1 - t0) / 1000000 ))
     ok "agent ready"
-    echo "boot time (QEMU start to agent ready, TCG): $(printf '%d.%03d' $((boot_ms / 1000)) $((boot_ms % 1000))) s"
+    echo "boot time (QEMU start to agent ready, TCG, $arch): $(printf '%d.%03d' $((boot_ms / 1000)) $((boot_ms % 1000))) s"
 else
     not_ok "agent ready within 180 s" "$(cat "$run_dir/ready.err")" "console tail:" \
         "$(tail -n 15 "$run_dir/console.log" 2>/dev/null)"
