@@ -4,3 +4,7 @@
 # compiled, for its unit test. Nothing of qemu-hw/ is linked into gbvp.
 $(eval $(call library,qemu_hw_es2,qemu-hw/es2_proto.c))
 $(eval $(call unit_test,test_es2_proto,tests/unit/test_es2_proto.c,$(LIB_qemu_hw_es2)))
+
+# Builds QEMU with the device (cached), boots the guest with it and `gbvp sim`, kills and
+# restarts the simulator.
+INTEGRATION_TESTS += tests/integration/es2_bridge_test.sh
