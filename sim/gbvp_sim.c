@@ -4,6 +4,12 @@
 // the SVC on hd CPort 0, and the frame's slots with catalog modules. Greybus messages from
 // the AP enter the SVC's data path; what the SVC and modules send to the AP leaves as
 // gblink records, queued while the ring is full.
+//
+// Time comes from an event kernel (sim/kernel.h): the caller says how far the clock may go
+// (sim_gbvp_process), due events run first, then what QEMU sent is handled at that time.
+// Records to QEMU carry the simulated time. With timing on (sim/gbvp_net.h) every message
+// between the AP bridge and an interface or the SVC crosses the modelled UniPro network
+// as kernel events; with timing off it is delivered at once.
 #include "sim/sim_cli.h"
 
 #include <errno.h>
@@ -13,6 +19,8 @@
 #include <string.h>
 
 #include "gblink/gblink.h"
+#include "sim/gbvp_net.h"
+#include "sim/kernel.h"
 #include "switch-model/slot_vm.h"
 #include "switch-model/svc_protocol.h"
 #include "virtual-modules/backend_cmd.h"
@@ -34,6 +42,8 @@ struct sim_gbvp {
     gbl_link *link;
     gb_svc *svc;
     gb_slots *slots;
+    sim_kernel *k;
+    sim_net *net;       /* NULL: timing off */
     sim_time now;
     bridge_cport cports[256];
     out_rec *outq;
@@ -104,9 +114,8 @@ static bool flush_out(sim_gbvp *s)
     return true;
 }
 
-static void to_ap(void *ctx, uint16_t hd_cport, const uint8_t *msg, size_t len)
+static void queue_to_ap(sim_gbvp *s, uint16_t hd_cport, const uint8_t *msg, size_t len)
 {
-    sim_gbvp *s = ctx;
     if (gbl_state(s->link) != GBL_STATE_UP) {
         logf_(s, GB_SVC_LOG_DEBUG, "bridge: no AP connected, %zu bytes for hd CPort %u dropped",
               len, hd_cport);
@@ -143,6 +152,59 @@ static void to_ap(void *ctx, uint16_t hd_cport, const uint8_t *msg, size_t len)
     r->time_ns = s->now / 1000u;
     memcpy(r->data, msg, len);
     flush_out(s);
+}
+
+static void to_ap(void *ctx, uint16_t hd_cport, const uint8_t *msg, size_t len)
+{
+    sim_gbvp *s = ctx;
+    /* The SVC's own messages leave from the switch's internal port; data messages reach
+     * this sink only once they have crossed the network (gb_svc_path_deliver). */
+    if (s->net && hd_cport == 0 && gbl_state(s->link) == GBL_STATE_UP) {
+        gb_svc_path p = sim_net_svc_path(s->net, false);
+        if (!sim_net_send(s->net, &p, msg, len))
+            return;
+        logf_(s, GB_SVC_LOG_WARN, "timing: SVC message not timed, delivered at once");
+    }
+    queue_to_ap(s, hd_cport, msg, len);
+}
+
+/* ---- the timed network ---- */
+
+static void net_arrived(void *ctx, const gb_svc_path *p, const uint8_t *msg, size_t len,
+                        sim_time now)
+{
+    sim_gbvp *s = ctx;
+    s->now = now;
+    if (p->dst_intf == SIM_NET_SVC_INTF) {
+        gb_svc_from_ap(s->svc, 0, msg, len, now);
+        sim_net_sync(s->net, s->svc);
+    } else if (p->src_intf == SIM_NET_SVC_INTF) {
+        queue_to_ap(s, 0, msg, len);
+    } else {
+        gb_svc_path_deliver(s->svc, p, msg, len, now);
+    }
+}
+
+static void net_transit(void *ctx, const gb_svc_path *p, const uint8_t *msg, size_t len,
+                        sim_time now)
+{
+    sim_gbvp *s = ctx;
+    int rc = sim_net_send(s->net, p, msg, len);
+    if (rc) {
+        logf_(s, GB_SVC_LOG_WARN, "timing: interface %u CPort %u -> %u:%u not modelled (%s), "
+              "delivered at once", p->src_intf, p->src_cport, p->dst_intf, p->dst_cport,
+              strerror(-rc));
+        gb_svc_path_deliver(s->svc, p, msg, len, now);
+    }
+}
+
+static void net_power_mode(void *ctx, uint8_t intf_id, const uint8_t *req, size_t len)
+{
+    sim_gbvp *s = ctx;
+    int rc = sim_net_power_mode(s->net, intf_id, req, len);
+    if (rc)
+        logf_(s, GB_SVC_LOG_WARN, "timing: link of interface %u keeps its mode (%s)", intf_id,
+              strerror(-rc));
 }
 
 /* ---- from the AP ---- */
@@ -231,7 +293,14 @@ static void on_record(void *ctx, const gbl_record *rec)
             memcpy(buf, rec->payload, rec->len);
             if (rec->len >= 8)
                 buf[6] = buf[7] = 0; /* ES2 carries the hd CPort in pad[0]; UniPro does not */
+            if (s->net && rec->cport == 0) {
+                gb_svc_path p = sim_net_svc_path(s->net, true);
+                if (!sim_net_send(s->net, &p, buf, rec->len))
+                    return;
+            }
             gb_svc_from_ap(s->svc, rec->cport, buf, rec->len, s->now);
+            if (s->net)
+                sim_net_sync(s->net, s->svc);
         }
         return;
     case GBL_T_CPORT_RESET:
@@ -304,12 +373,34 @@ sim_gbvp *sim_gbvp_new(const sim_gbvp_config *cfg, char *err, size_t errlen)
     s->cfg = *cfg;
     if (!s->cfg.cport_count)
         s->cfg.cport_count = 44;
+    if (!s->cfg.link.gear)
+        s->cfg.link = up_phy_cfg_startup();
     gb_svc_config sc = { .num_slots = s->cfg.num_slots, .ap_cport_count = s->cfg.cport_count };
     gb_svc_env env = { .to_ap = to_ap, .log = svc_log, .ctx = s };
-    s->svc = gb_svc_new(&sc, &env, err, errlen);
+    if (s->cfg.timing == SIM_TIMING_FRAME) {
+        env.transit = net_transit;
+        env.power_mode = net_power_mode;
+    }
+    s->k = sim_kernel_new(0);
+    s->svc = s->k ? gb_svc_new(&sc, &env, err, errlen) : NULL;
     if (!s->svc) {
+        if (!s->k)
+            snprintf(err, errlen, "out of memory");
+        sim_kernel_free(s->k);
         free(s);
         return NULL;
+    }
+    if (s->cfg.timing == SIM_TIMING_FRAME) {
+        /* ports 0..last interface, the SVC on the next (as gb_svc's routing table) */
+        sim_net_cfg nc = { .ports = s->cfg.num_slots + 3u, .ap_intf = gb_svc_ap_intf_id(s->svc),
+                           .phy = s->cfg.link, .ber = s->cfg.ber, .seed = s->cfg.seed };
+        char why[200];
+        s->net = sim_net_new(sim_kernel_scheduler(s->k), &nc, net_arrived, s, why, sizeof why);
+        if (!s->net) {
+            snprintf(err, errlen, "timing: %s", why);
+            sim_gbvp_free(s);
+            return NULL;
+        }
     }
     s->slots = gb_slots_new(s->svc);
     gbl_config lc = { .name = "gbvp" };
@@ -322,6 +413,11 @@ sim_gbvp *sim_gbvp_new(const sim_gbvp_config *cfg, char *err, size_t errlen)
     }
     logf_(s, GB_SVC_LOG_INFO, "gbvp sim: %u slots, APBridgeA with %u CPorts, waiting for QEMU "
           "on %s", s->cfg.num_slots, s->cfg.cport_count, cfg->link_path);
+    char mode[32];
+    up_phy_cfg_name(&s->cfg.link, mode, sizeof mode);
+    logf_(s, GB_SVC_LOG_INFO, "gbvp sim: clock %s, timing %s%s%s", s->cfg.clock == SIM_CLOCK_FAST ?
+          "fast" : "realtime", s->net ? "frame, links " : "off", s->net ? mode : "",
+          s->net && s->cfg.ber > 0 ? " with bit errors" : "");
     return s;
 }
 
@@ -332,7 +428,9 @@ void sim_gbvp_free(sim_gbvp *s)
     if (s->slots)
         gb_slots_free(s->slots, s->now);
     gbl_free(s->link);
+    sim_net_free(s->net); /* before the kernel: its pending events refer to the network */
     gb_svc_free(s->svc);
+    sim_kernel_free(s->k);
     free(s->outq);
     free(s);
 }
@@ -342,16 +440,106 @@ int sim_gbvp_fd(const sim_gbvp *s)
     return gbl_fd(s->link);
 }
 
+/* Runs the events due up to `now` and sets the clock there (never backwards). */
+static void advance(sim_gbvp *s, sim_time now)
+{
+    if (now > sim_kernel_now(s->k))
+        sim_kernel_run_until(s->k, now);
+    s->now = sim_kernel_now(s->k);
+}
+
 void sim_gbvp_process(sim_gbvp *s, sim_time now)
 {
-    s->now = now;
+    advance(s, now);
     gbl_process(s->link);
-    gb_svc_tick(s->svc, now);
+    gb_svc_tick(s->svc, s->now);
+}
+
+sim_time sim_gbvp_now(const sim_gbvp *s)
+{
+    return s->now;
+}
+
+bool sim_gbvp_next_event(sim_gbvp *s, sim_time *out)
+{
+    return sim_kernel_next_time(s->k, out);
+}
+
+sim_time sim_gbvp_clock_now(sim_gbvp *s, sim_time wall)
+{
+    sim_time next;
+    if (s->cfg.clock == SIM_CLOCK_FAST)
+        return sim_kernel_next_time(s->k, &next) ? next : s->now;
+    return wall > s->now ? wall : s->now;
+}
+
+struct timespec sim_gbvp_poll_timeout(sim_gbvp *s, sim_time wall)
+{
+    sim_time next, wait = SIM_MS(100);
+    if (sim_kernel_next_time(s->k, &next)) {
+        if (s->cfg.clock == SIM_CLOCK_FAST || next <= wall)
+            wait = 0;
+        else if (next - wall < wait)
+            wait = next - wall;
+    }
+    wait = (wait + 999u) / 1000u; /* ns, rounded up so the event is due on waking */
+    return (struct timespec){ .tv_sec = (time_t)(wait / 1000000000u),
+                              .tv_nsec = (long)(wait % 1000000000u) };
+}
+
+int sim_gbvp_write_stats(sim_gbvp *s, const char *path)
+{
+    if (!s->net) {
+        logf_(s, GB_SVC_LOG_ERROR, "--stats %s: timing is off, there are no model statistics",
+              path);
+        return -ENOTSUP;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        int e = errno;
+        logf_(s, GB_SVC_LOG_ERROR, "--stats %s: %s", path, strerror(e));
+        return -e;
+    }
+    int rc = sim_net_write_json(s->net, f);
+    if (fclose(f) && !rc)
+        rc = -EIO;
+    if (rc)
+        logf_(s, GB_SVC_LOG_ERROR, "--stats %s: write failed", path);
+    return rc;
+}
+
+int sim_gbvp_parse_clock(const char *text, sim_gbvp_clock *out)
+{
+    if (!strcmp(text, "realtime"))
+        *out = SIM_CLOCK_REALTIME;
+    else if (!strcmp(text, "fast"))
+        *out = SIM_CLOCK_FAST;
+    else
+        return -EINVAL;
+    return 0;
+}
+
+int sim_gbvp_parse_link(up_phy_cfg *c, const char *gear, const char *series, const char *lanes,
+                        char *err, size_t errlen)
+{
+    return sim_net_parse_link(c, gear, series, lanes, err, errlen);
+}
+
+int sim_gbvp_parse_timing(const char *text, sim_gbvp_timing *out)
+{
+    if (!strcmp(text, "frame"))
+        *out = SIM_TIMING_FRAME;
+    else if (!strcmp(text, "off"))
+        *out = SIM_TIMING_OFF;
+    else
+        return -EINVAL;
+    return 0;
 }
 
 int sim_gbvp_insert(sim_gbvp *s, unsigned slot, const char *name, sim_time now)
 {
-    s->now = now;
+    advance(s, now);
+    now = s->now;
     char err[256];
     vm_module *m = vm_module_load(s->cfg.catalog_dir, name, err, sizeof err);
     if (!m) {
@@ -367,7 +555,8 @@ int sim_gbvp_insert(sim_gbvp *s, unsigned slot, const char *name, sim_time now)
 
 int sim_gbvp_remove(sim_gbvp *s, unsigned slot, sim_time now)
 {
-    s->now = now;
+    advance(s, now);
+    now = s->now;
     int rc = gb_slots_remove(s->slots, slot, now);
     if (rc)
         logf_(s, GB_SVC_LOG_ERROR, "slot %u is empty", slot);
@@ -405,6 +594,10 @@ void sim_gbvp_status(sim_gbvp *s)
            (unsigned long long)st.ap_requests, (unsigned long long)st.ap_bad_requests,
            (unsigned long long)st.pings, (unsigned long long)st.forwarded_to_ap,
            (unsigned long long)st.forwarded_to_intf, (unsigned long long)st.dropped);
+    printf("time %.6f s simulated, %llu events\n", (double)s->now / 1e12,
+           (unsigned long long)sim_kernel_executed(s->k));
+    if (s->net)
+        sim_net_print(s->net, stdout);
     fflush(stdout);
 }
 
@@ -419,6 +612,11 @@ int sim_gbvp_command(sim_gbvp *s, unsigned slot, unsigned index, const char *lin
         return -1;
     }
     return vm_backend_command(intf, line, s->now, reply, len);
+}
+
+sim_net *sim_gbvp_net(sim_gbvp *s)
+{
+    return s->net;
 }
 
 gb_svc *sim_gbvp_svc(sim_gbvp *s)

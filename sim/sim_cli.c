@@ -22,7 +22,9 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: gbvp sim [--link PATH] [--slots N] [--insert SLOT:MODULE]... [--log LEVEL]\n"
-            "                [--catalog DIR] [--control PATH]\n\n"
+            "                [--catalog DIR] [--control PATH] [--clock realtime|fast]\n"
+            "                [--timing frame|off] [--gear GEAR] [--series A|B] [--lanes N]\n"
+            "                [--ber RATE] [--seed N] [--stats FILE.json]\n\n"
             "Runs the simulator (SVC, switch, slots, virtual modules) and waits for QEMU's\n"
             "greybus-es2 device on the gblink socket.\n\n"
             "  --link PATH           gblink socket (default: gbvp.sock)\n"
@@ -31,8 +33,23 @@ static void usage(FILE *out)
             "  --catalog DIR         module catalog (default: virtual-modules/catalog)\n"
             "  --control PATH        serve the JSON-lines control socket (gbvp ctl) at PATH\n"
             "  --log LEVEL           error, warn, info (default) or debug\n"
+            "  --clock MODE          realtime (default): simulated time paced to the wall clock;\n"
+            "                        fast: no pacing, the clock jumps to the next event (runs\n"
+            "                        without QEMU)\n"
+            "  --timing MODE         frame (default): every Greybus message between the AP\n"
+            "                        bridge and an interface or the SVC crosses the modelled\n"
+            "                        UniPro links and switch; off: delivered at once\n"
+            "  --gear GEAR           every link at start: PWM-G1..PWM-G7 or HS-G1..HS-G3 with\n"
+            "                        series A or B (default PWM-G1, the mode after link start-up;\n"
+            "                        INTF_SET_PWRM changes a link later)\n"
+            "  --series A|B          HS rate series for a gear given without one (default A)\n"
+            "  --lanes N             lanes per link, 1 (default) or 2\n"
+            "  --ber RATE            bit error rate on every link (default 0)\n"
+            "  --seed N              seed of the fault generators (default 1)\n"
+            "  --stats FILE          write the timing model's statistics as JSON at exit\n"
             "  --help                this text\n\n"
-            "Commands on standard input: 'insert SLOT MODULE', 'remove SLOT', 'status', 'quit',\n"
+            "Commands on standard input: 'insert SLOT MODULE', 'remove SLOT', 'status' (with the\n"
+            "timing statistics), 'quit',\n"
             "and 'cmd SLOT[.INTERFACE] COMMAND...' for a module's backends (docs/modules.md,\n"
             "\"Commands\"; e.g. 'cmd 0 gpio set 3 1', 'cmd 1 hid key a'; replies 'cmd: ...').\n",
             GB_SVC_SLOTS_MAX);
@@ -138,6 +155,8 @@ int sim_cli_main(int argc, char **argv)
     } inserts[MAX_INSERTS];
     unsigned ninserts = 0;
     const char *control_path = NULL;
+    const char *gear = NULL, *series = NULL, *lanes = NULL, *stats_path = NULL;
+    cfg.timing = SIM_TIMING_FRAME;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -157,6 +176,38 @@ int sim_cli_main(int argc, char **argv)
             cfg.catalog_dir = v;
         } else if (!strcmp(a, "--control")) {
             control_path = v;
+        } else if (!strcmp(a, "--clock")) {
+            if (sim_gbvp_parse_clock(v, &cfg.clock)) {
+                fprintf(stderr, "gbvp sim: --clock %s: want realtime or fast\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--timing")) {
+            if (sim_gbvp_parse_timing(v, &cfg.timing)) {
+                fprintf(stderr, "gbvp sim: --timing %s: want frame or off\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--gear")) {
+            gear = v;
+        } else if (!strcmp(a, "--series")) {
+            series = v;
+        } else if (!strcmp(a, "--lanes")) {
+            lanes = v;
+        } else if (!strcmp(a, "--stats")) {
+            stats_path = v;
+        } else if (!strcmp(a, "--ber")) {
+            char *end;
+            cfg.ber = strtod(v, &end);
+            if (end == v || *end || !(cfg.ber >= 0 && cfg.ber < 1e-2)) {
+                fprintf(stderr, "gbvp sim: --ber %s: want a rate from 0 to below 0.01\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--seed")) {
+            unsigned seed;
+            if (parse_uint(v, 0xffffffffu, &seed)) {
+                fprintf(stderr, "gbvp sim: --seed %s: want a number\n", v);
+                return 2;
+            }
+            cfg.seed = seed;
         } else if (!strcmp(a, "--slots")) {
             if (parse_uint(v, GB_SVC_SLOTS_MAX, &cfg.num_slots) || !cfg.num_slots) {
                 fprintf(stderr, "gbvp sim: --slots %s: want a number from 1 to %u\n", v,
@@ -186,6 +237,14 @@ int sim_cli_main(int argc, char **argv)
             inserts[ninserts++].name = colon + 1;
         } else {
             fprintf(stderr, "gbvp sim: unknown option %s (try --help)\n", a);
+            return 2;
+        }
+    }
+    if (gear || series || lanes) {
+        char why[200];
+        cfg.link = up_phy_cfg_startup();
+        if (sim_gbvp_parse_link(&cfg.link, gear, series, lanes, why, sizeof why)) {
+            fprintf(stderr, "gbvp sim: %s\n", why);
             return 2;
         }
     }
@@ -225,7 +284,8 @@ int sim_cli_main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = 0;
     for (unsigned i = 0; i < ninserts; i++)
-        if (sim_gbvp_insert(s, inserts[i].slot, inserts[i].name, monotonic_ps(&t0)))
+        if (sim_gbvp_insert(s, inserts[i].slot, inserts[i].name,
+                            sim_gbvp_clock_now(s, monotonic_ps(&t0))))
             rc = 1;
     /* Unbuffered: poll() sees every line still waiting in the descriptor, none hides in
      * stdio's buffer when several arrive at once. */
@@ -238,13 +298,14 @@ int sim_cli_main(int argc, char **argv)
             { .fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN },
         };
         nfds_t nfds = 3 + (ctl ? sim_control_pollfds(ctl, fds + 3, 1 + SIM_CONTROL_MAX_CLIENTS) : 0);
-        int n = poll(fds, nfds, 100);
+        struct timespec wait = sim_gbvp_poll_timeout(s, monotonic_ps(&t0));
+        int n = ppoll(fds, nfds, &wait, NULL);
         if (n < 0 && errno != EINTR) {
             perror("gbvp sim: poll");
             rc = 1;
             break;
         }
-        sim_time now = monotonic_ps(&t0);
+        sim_time now = sim_gbvp_clock_now(s, monotonic_ps(&t0));
         ctl_now = now;
         if (n > 0 && (fds[1].revents & POLLIN)) {
             struct signalfd_siginfo si;
@@ -263,6 +324,8 @@ int sim_cli_main(int argc, char **argv)
         if (ctl)
             sim_control_service(ctl);
     }
+    if (stats_path && sim_gbvp_write_stats(s, stats_path))
+        rc = 1;
     sim_control_free(ctl);
     sim_gbvp_free(s);
     if (sfd >= 0)

@@ -22,6 +22,7 @@ $(eval $(call unit_test,test_svc,tests/unit/test_svc.c,$(LIB_switch_model) $(B)/
 $(eval $(call unit_test,test_svc_ap,tests/unit/test_svc_ap.c,$(LIB_test_ap) $(LIB_switch_model) $(B)/lib/libvm.a))
 
 # `gbvp sim` (sim/gbvp_sim.c, sim/sim_cli.c are owned by the switch-model part).
-GBVP_SRCS += sim/gbvp_sim.c sim/sim_cli.c
+# sim/gbvp_net.c: its timed network (--timing frame) on switch_transit.
+GBVP_SRCS += sim/gbvp_sim.c sim/gbvp_net.c sim/sim_cli.c
 GBVP_LIBS += $(LIB_switch_model)
-$(eval $(call unit_test,test_svc_sim,tests/unit/test_svc_sim.c sim/gbvp_sim.c,$(LIB_test_ap) $(LIB_switch_model) $(B)/lib/libvm.a $(LIB_gblink)))
+$(eval $(call unit_test,test_svc_sim,tests/unit/test_svc_sim.c sim/gbvp_sim.c sim/gbvp_net.c,$(LIB_test_ap) $(LIB_switch_model) $(B)/lib/libvm.a $(LIB_gblink) $(LIB_unipro_model) $(LIB_sim_kernel)))

@@ -4,14 +4,20 @@
 // plays Linux 6.1 (probe, handshake, enumeration, runtime PM, removal, disconnect).
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "gblink/gblink.h"
+#include "sim/gbvp_net.h"
 #include "sim/sim_cli.h"
 #include "switch-model/svc_protocol.h"
 #include "tests/ap/ap.h"
 #include "tests/unit/unit.h"
+#include "switch-model/switch.h"
+#include "unipro-model/up_link.h"
+#include "virtual-modules/gb_message.h"
+#include "virtual-modules/gb_protocols.h"
 
 typedef struct rig {
     sim_gbvp *sim;
@@ -21,6 +27,10 @@ typedef struct rig {
     uint32_t next_id;
     unsigned results, bad_results, hellos;
     uint16_t server_cports;
+    bool capture;            /* keep the next Greybus message from the AP */
+    unsigned captured;
+    uint64_t captured_ns;    /* its gblink timestamp */
+    uint32_t captured_len;
     char path[64];
 } rig;
 
@@ -36,8 +46,13 @@ static void client_record(void *ctx, const gbl_record *rec)
         break;
     }
     case GBL_T_GB_MESSAGE:
-        if (r->ap)
+        if (r->capture) {
+            r->captured++;
+            r->captured_ns = rec->time_ns;
+            r->captured_len = rec->len;
+        } else if (r->ap) {
             tap_deliver(r->ap, rec->cport, rec->payload, rec->len);
+        }
         break;
     case GBL_T_RESULT: {
         gbl_result res;
@@ -52,7 +67,9 @@ static void client_record(void *ctx, const gbl_record *rec)
 static bool pump(void *ctx)
 {
     rig *r = ctx;
-    for (int i = 0; i < 64; i++) {
+    sim_time next;
+    /* 64 steps of 10 us, longer while messages are still crossing the timed network */
+    for (int i = 0; i < 64 || (i < 200000 && sim_gbvp_next_event(r->sim, &next)); i++) {
         r->now += SIM_US(10);
         sim_gbvp_process(r->sim, r->now);
         if (r->ap)
@@ -101,12 +118,19 @@ static void cport_ctl(void *ctx, const char *what, uint16_t cport, uint32_t flag
 
 static tap_transport transport = { .send = send_msg, .cport_ctl = cport_ctl, .pump = pump };
 
-static void rig_up(rig *r, const char *insert)
+/* timing: NULL for the functional path, else the timing fields of the config to use */
+static void rig_up_timed(rig *r, const char *insert, const sim_gbvp_config *timing)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->path, sizeof r->path, "/tmp/gbvp-test-sim-%d.sock", (int)getpid());
     char err[256];
     sim_gbvp_config c = { .link_path = r->path, .num_slots = 4, .log_level = GB_SVC_LOG_ERROR };
+    if (timing) {
+        c.timing = timing->timing;
+        c.link = timing->link;
+        c.ber = timing->ber;
+        c.seed = timing->seed;
+    }
     r->sim = sim_gbvp_new(&c, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->sim);
     if (insert)
@@ -124,6 +148,11 @@ static void rig_up(rig *r, const char *insert)
     tap_config tc = { .transport = &transport, .num_slots = 4 };
     r->ap = tap_new(&tc);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->ap);
+}
+
+static void rig_up(rig *r, const char *insert)
+{
+    rig_up_timed(r, insert, NULL);
 }
 
 static void rig_down(rig *r)
@@ -218,11 +247,205 @@ static void test_sim_clear_of_hd_cport_0_ends_the_svc_session(void)
     rig_down(&r);
 }
 
+/* ---- with the timing model ---- */
+
+/* One hop of a frame carrying `len` bytes over an idle link: burst opening, the frame's
+ * symbols, PHY TX and RX latency (docs/performance-model.md). */
+static sim_time hop_time(const up_phy_cfg *c, size_t len)
+{
+    up_phy_params pp = up_phy_params_default();
+    return up_phy_burst_open_time(c, &pp) +
+           up_phy_symbols_time(up_phy_symbol_ps_fp16(c), up_frame_symbols((unsigned)len)) +
+           pp.tx_latency + pp.rx_latency;
+}
+
+/* AP (port 1) -> switch -> interface (port `port`), store-and-forward. */
+static sim_time path_time(sim_net *n, unsigned port, size_t len)
+{
+    up_phy_cfg ap, in;
+    CU_ASSERT_FATAL(sim_net_link_cfg(n, 1, &ap) && sim_net_link_cfg(n, port, &in));
+    return hop_time(&ap, len) + sw_switch_cfg_default().fwd_latency + hop_time(&in, len);
+}
+
+/* Sends GET_MANIFEST_SIZE on the control connection of interface 2 as the ES2 device does and
+ * returns the round trip the AP sees: from the simulator taking the request to the
+ * timestamp of the response record. */
+static sim_time control_round_trip(rig *r)
+{
+    uint16_t hd = tap_hd_cport(r->ap, 2, 0);
+    CU_ASSERT_FATAL(hd != 0);
+    uint8_t msg[GB_MSG_HEADER_SIZE];
+    CU_ASSERT_FATAL(gb_msg_build(msg, sizeof msg, 0x7777, GB_CONTROL_TYPE_GET_MANIFEST_SIZE,
+                                 0, NULL, 0) == sizeof msg);
+    msg[6] = (uint8_t)hd;
+    r->capture = true;
+    r->captured = 0;
+    CU_ASSERT_EQUAL(gbl_send_msg(r->client, GBL_T_GB_MESSAGE, hd, 0, 0, msg, sizeof msg), 0);
+    sim_time t_in = r->now + SIM_US(10); /* the next pump step takes it */
+    for (int i = 0; i < 100 && !r->captured; i++)
+        pump(r);
+    r->capture = false;
+    CU_ASSERT_EQUAL_FATAL(r->captured, 1);
+    CU_ASSERT_EQUAL(r->captured_len, GB_MSG_HEADER_SIZE + 2);
+    return r->captured_ns * 1000u - t_in;
+}
+
+static void test_sim_timed_latency_is_the_model_prediction_and_follows_set_pwrm(void)
+{
+    rig r;
+    sim_gbvp_config t = { .timing = SIM_TIMING_FRAME, .link = up_phy_cfg_startup() };
+    rig_up_timed(&r, "sensor", &t);
+    sim_net *n = sim_gbvp_net(r.sim);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+    CU_ASSERT_EQUAL(tap_probe(r.ap), 0);
+    tap_run(r.ap);
+    CU_ASSERT_TRUE(tap_interface(r.ap, 2).enabled);
+    CU_ASSERT_EQUAL(tap_functional_ok(r.ap, 0x02), 1);
+    CU_ASSERT_EQUAL(r.bad_results, 0);
+    /* the AP's own link went to PWM-G2 x1 (6.1's reconfiguration after Hello); the module's
+     * link stays at PWM-G1 x1 */
+    up_phy_cfg c;
+    CU_ASSERT_TRUE(sim_net_link_cfg(n, 1, &c) && c.mode == UP_PHY_PWM && c.gear == 2);
+    CU_ASSERT_TRUE(sim_net_link_cfg(n, 2, &c) && c.mode == UP_PHY_PWM && c.gear == 1);
+
+    sim_net_dir_stats up0 = sim_net_get_dir_stats(n, SIM_NET_AP_TO_INTF);
+    sim_net_dir_stats dn0 = sim_net_get_dir_stats(n, SIM_NET_INTF_TO_AP);
+    sim_time rtt = control_round_trip(&r);
+    sim_net_dir_stats up1 = sim_net_get_dir_stats(n, SIM_NET_AP_TO_INTF);
+    sim_net_dir_stats dn1 = sim_net_get_dir_stats(n, SIM_NET_INTF_TO_AP);
+    /* what the AP sees is the model's two one-way latencies (gblink carries ns) */
+    CU_ASSERT(rtt + 1000 > up1.last_latency + dn1.last_latency &&
+              rtt <= up1.last_latency + dn1.last_latency);
+    /* the request crossed an idle network: exactly the analytical time of its path */
+    sim_time want = path_time(n, 2, GB_MSG_HEADER_SIZE);
+    CU_ASSERT_EQUAL(up1.last_latency, want);
+    /* the response (10 bytes) no sooner than its analytical time, within an AFC's wait */
+    sim_time want_back = path_time(n, 2, GB_MSG_HEADER_SIZE + 2);
+    CU_ASSERT(dn1.last_latency >= want_back && dn1.last_latency < want_back + want_back / 4);
+    /* the statistics counted the bytes */
+    CU_ASSERT_EQUAL(up1.sent_bytes - up0.sent_bytes, GB_MSG_HEADER_SIZE);
+    CU_ASSERT_EQUAL(up1.delivered_bytes - up0.delivered_bytes, GB_MSG_HEADER_SIZE);
+    CU_ASSERT_EQUAL(dn1.delivered_bytes - dn0.delivered_bytes, GB_MSG_HEADER_SIZE + 2);
+    CU_ASSERT_EQUAL(dn1.delivered_msgs - dn0.delivered_msgs, 1);
+
+    /* INTF_SET_PWRM: the module's link to HS-G1B x2; the same request gets faster */
+    uint8_t req[GB_SVC_INTF_SET_PWRM_SIZE] = { 0 }, result = 0xff;
+    req[0] = 2;
+    req[1] = 2;                   /* series B */
+    req[2] = req[7] = 0x01;       /* FAST */
+    req[3] = req[8] = 1;          /* gear 1 */
+    req[4] = req[9] = 2;          /* 2 lanes */
+    CU_ASSERT_EQUAL(tap_svc_op(r.ap, GB_SVC_TYPE_INTF_SET_PWRM, req, sizeof req, &result, 1), 0);
+    CU_ASSERT_EQUAL(result, GB_SVC_SETPWRM_PWR_LOCAL);
+    for (int i = 0; i < 20; i++)
+        pump(&r); /* the power mode change takes modelled time */
+    CU_ASSERT_TRUE(sim_net_link_cfg(n, 2, &c) && c.mode == UP_PHY_HS && c.gear == 1 &&
+                   c.lanes == 2 && c.series == 2);
+    sim_time rtt2 = control_round_trip(&r);
+    CU_ASSERT(rtt2 < rtt);
+    sim_net_dir_stats up2 = sim_net_get_dir_stats(n, SIM_NET_AP_TO_INTF);
+    CU_ASSERT_EQUAL(up2.last_latency, path_time(n, 2, GB_MSG_HEADER_SIZE));
+    CU_ASSERT(up2.last_latency < up1.last_latency);
+    /* every message that entered the network came out, once */
+    for (int d = 0; d < SIM_NET_DIRS; d++) {
+        sim_net_dir_stats st = sim_net_get_dir_stats(n, (sim_net_dir)d);
+        CU_ASSERT_EQUAL(st.sent_msgs, st.delivered_msgs);
+        CU_ASSERT_EQUAL(st.sent_bytes, st.delivered_bytes);
+    }
+    CU_ASSERT(sim_net_get_dir_stats(n, SIM_NET_AP_TO_SVC).sent_msgs > 10);
+    if (getenv("GBVP_TEST_VERBOSE"))
+        printf("\n  round trip %.2f us at PWM-G1 x1, %.2f us at HS-G1B x2 (request %.2f -> %.2f us)\n",
+               (double)rtt / 1e6, (double)rtt2 / 1e6, (double)up1.last_latency / 1e6,
+               (double)up2.last_latency / 1e6);
+    CU_ASSERT_EQUAL(tap_trace_find(r.ap, 0, "-> -"), -1);
+    rig_down(&r);
+}
+
+static void test_sim_timed_with_bit_errors_delivers_everything_exactly_once(void)
+{
+    rig r;
+    sim_gbvp_config t = { .timing = SIM_TIMING_FRAME, .link = up_phy_cfg_startup(),
+                          .ber = 2e-4, .seed = 7 };
+    rig_up_timed(&r, "sensor", &t);
+    CU_ASSERT_EQUAL(sim_gbvp_insert(r.sim, 1, "battery", r.now), 0);
+    sim_net *n = sim_gbvp_net(r.sim);
+    CU_ASSERT_EQUAL(tap_probe(r.ap), 0);
+    tap_run(r.ap);
+    CU_ASSERT_TRUE(tap_interface(r.ap, 2).enabled);
+    CU_ASSERT_TRUE(tap_interface(r.ap, 3).enabled);
+    CU_ASSERT_EQUAL(tap_functional_ok(r.ap, 0x02), 1);
+    CU_ASSERT_EQUAL(tap_functional(r.ap, 3, 1), 0);
+    CU_ASSERT_EQUAL(r.bad_results, 0);
+    CU_ASSERT_EQUAL(tap_incoming_dropped(r.ap), 0);
+    CU_ASSERT_EQUAL(tap_trace_find(r.ap, 0, "-> -"), -1);
+    CU_ASSERT(sim_net_replays(n) > 0); /* the errors happened and were repaired */
+    for (int i = 0; i < 200; i++)
+        pump(&r); /* let the last acknowledgements settle */
+    for (int d = 0; d < SIM_NET_DIRS; d++) {
+        sim_net_dir_stats st = sim_net_get_dir_stats(n, (sim_net_dir)d);
+        CU_ASSERT_EQUAL(st.sent_msgs, st.delivered_msgs);
+        CU_ASSERT_EQUAL(st.sent_bytes, st.delivered_bytes);
+    }
+    char path[80];
+    snprintf(path, sizeof path, "/tmp/gbvp-test-sim-%d.json", (int)getpid());
+    CU_ASSERT_EQUAL(sim_gbvp_write_stats(r.sim, path), 0);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char buf[8192];
+    size_t got = fread(buf, 1, sizeof buf - 1, f);
+    buf[got] = 0;
+    fclose(f);
+    unlink(path);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"ap_to_intf\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"mode\": \"PWM-G2 x1\""));
+    rig_down(&r);
+}
+
+static void test_sim_clock_fast_jumps_to_events_and_realtime_waits_for_them(void)
+{
+    rig r;
+    sim_gbvp_config t = { .timing = SIM_TIMING_FRAME };
+    rig_up_timed(&r, NULL, &t);
+    /* nothing pending: both clocks stay, the loop may sleep 100 ms */
+    sim_time now = sim_gbvp_now(r.sim), next;
+    struct timespec ts = sim_gbvp_poll_timeout(r.sim, now);
+    CU_ASSERT_FALSE(sim_gbvp_next_event(r.sim, &next));
+    CU_ASSERT_EQUAL(ts.tv_sec * 1000000000L + ts.tv_nsec, 100000000L);
+    CU_ASSERT_EQUAL(sim_gbvp_clock_now(r.sim, now + SIM_MS(5)), now + SIM_MS(5)); /* realtime */
+    /* the handshake puts the SVC's PROTOCOL_VERSION on the wire: an event is pending */
+    CU_ASSERT_EQUAL(gbl_send_msg(r.client, GBL_T_CPORT_CONNECTED, 0, 1, 0, NULL, 0), 0);
+    sim_gbvp_process(r.sim, now);
+    CU_ASSERT_TRUE_FATAL(sim_gbvp_next_event(r.sim, &next));
+    CU_ASSERT(next > now);
+    ts = sim_gbvp_poll_timeout(r.sim, now);
+    sim_time wait_ps = (sim_time)(ts.tv_sec * 1000000000L + ts.tv_nsec) * 1000u;
+    CU_ASSERT(wait_ps >= next - now && wait_ps < next - now + 1000);
+    CU_ASSERT_EQUAL(sim_gbvp_clock_now(r.sim, now), now); /* realtime: not before its time */
+    rig_down(&r);
+    /* fast: the clock is the next event's time and the loop does not sleep */
+    sim_gbvp_config c = { .link_path = r.path, .num_slots = 2, .log_level = GB_SVC_LOG_ERROR,
+                          .clock = SIM_CLOCK_FAST, .timing = SIM_TIMING_FRAME };
+    char err[256];
+    sim_gbvp *s = sim_gbvp_new(&c, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(sim_gbvp_clock_now(s, SIM_S(3)), 0); /* the wall clock does not matter */
+    sim_gbvp_free(s);
+    /* bad link settings are refused with a reason */
+    up_phy_cfg l = up_phy_cfg_startup();
+    CU_ASSERT_EQUAL(sim_gbvp_parse_link(&l, "HS-G4A", NULL, NULL, err, sizeof err), -EINVAL);
+    CU_ASSERT_EQUAL(sim_gbvp_parse_link(&l, "PWM-G1", NULL, "3", err, sizeof err), -EINVAL);
+    CU_ASSERT_EQUAL(sim_gbvp_parse_link(&l, "HS-G2", "B", "2", err, sizeof err), 0);
+    CU_ASSERT(l.mode == UP_PHY_HS && l.gear == 2 && l.series == 2 && l.lanes == 2);
+}
+
 static const unit_test sim_tests[] = {
     UNIT_TEST(test_sim_over_gblink_enumerates_a_module_like_6_1),
     UNIT_TEST(test_sim_over_gblink_hotplug_runtime_pm_and_disconnect),
     UNIT_TEST(test_sim_answers_bad_cport_control_with_invalid),
     UNIT_TEST(test_sim_clear_of_hd_cport_0_ends_the_svc_session),
+    UNIT_TEST(test_sim_timed_latency_is_the_model_prediction_and_follows_set_pwrm),
+    UNIT_TEST(test_sim_timed_with_bit_errors_delivers_everything_exactly_once),
+    UNIT_TEST(test_sim_clock_fast_jumps_to_events_and_realtime_waits_for_them),
     UNIT_TESTS_END,
 };
 

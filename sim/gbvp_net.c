@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: MIT
+#include "sim/gbvp_net.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "switch-model/switch_transit.h"
+#include "unipro-model/up_consts.h"
+#include "unipro-model/up_env.h"
+#include "unipro-model/up_link.h"
+#include "unipro-model/up_stats.h"
+
+#define INFLIGHT_MAX 4096u /* messages the model lost (never delivered) age out past this */
+
+typedef struct inflight {
+    uint8_t dst_intf;
+    uint16_t dst_cport;
+    sim_time t;
+} inflight;
+
+typedef struct dir_acc {
+    sim_net_dir_stats s;
+    up_hist latency;
+} dir_acc;
+
+struct sim_net {
+    sim_net_cfg cfg;
+    const sim_scheduler *sched;
+    up_env *env;
+    sw_transit *tr;
+    sim_net_deliver_fn deliver;
+    void *ctx;
+    inflight *fl;
+    size_t fl_head, fl_count; /* ring of INFLIGHT_MAX */
+    uint64_t untimed, lost_track;
+    dir_acc dir[SIM_NET_DIRS];
+};
+
+static const char *const dir_names[SIM_NET_DIRS] = {
+    "ap_to_intf", "intf_to_ap", "ap_to_svc", "svc_to_ap", "intf_to_intf",
+};
+
+const char *sim_net_dir_name(sim_net_dir dir)
+{
+    return dir < SIM_NET_DIRS ? dir_names[dir] : "?";
+}
+
+static sim_net_dir dir_of(const sim_net *n, const gb_svc_path *p)
+{
+    if (p->dst_intf == SIM_NET_SVC_INTF)
+        return SIM_NET_AP_TO_SVC;
+    if (p->src_intf == SIM_NET_SVC_INTF)
+        return SIM_NET_SVC_TO_AP;
+    if (p->src_intf == n->cfg.ap_intf)
+        return SIM_NET_AP_TO_INTF;
+    if (p->dst_intf == n->cfg.ap_intf)
+        return SIM_NET_INTF_TO_AP;
+    return SIM_NET_INTF_TO_INTF;
+}
+
+/* Messages of one connection arrive in order, so the oldest in-flight entry for the same
+ * destination CPort is the one arriving. */
+static bool take_inflight(sim_net *n, uint8_t intf, uint16_t cport, sim_time *t)
+{
+    for (size_t i = 0; i < n->fl_count; i++) {
+        inflight *e = &n->fl[(n->fl_head + i) % INFLIGHT_MAX];
+        if (e->dst_intf != intf || e->dst_cport != cport)
+            continue;
+        *t = e->t;
+        for (size_t j = i; j > 0; j--) /* close the gap, keeping the order */
+            n->fl[(n->fl_head + j) % INFLIGHT_MAX] = n->fl[(n->fl_head + j - 1) % INFLIGHT_MAX];
+        n->fl_head = (n->fl_head + 1) % INFLIGHT_MAX;
+        n->fl_count--;
+        return true;
+    }
+    return false;
+}
+
+static void put_inflight(sim_net *n, uint8_t intf, uint16_t cport, sim_time t)
+{
+    if (n->fl_count == INFLIGHT_MAX) {
+        n->fl_head = (n->fl_head + 1) % INFLIGHT_MAX;
+        n->fl_count--;
+        n->lost_track++;
+    }
+    n->fl[(n->fl_head + n->fl_count++) % INFLIGHT_MAX] =
+        (inflight){ .dst_intf = intf, .dst_cport = cport, .t = t };
+}
+
+static void arrived(void *ctx, const gb_svc_path *p, const uint8_t *msg, size_t len,
+                    sim_time now)
+{
+    sim_net *n = ctx;
+    dir_acc *d = &n->dir[dir_of(n, p)];
+    sim_time t0;
+    if (take_inflight(n, p->dst_intf, p->dst_cport, &t0)) {
+        d->s.last_latency = now - t0;
+        up_hist_add(&d->latency, now - t0);
+    }
+    d->s.delivered_msgs++;
+    d->s.delivered_bytes += len;
+    n->deliver(n->ctx, p, msg, len, now);
+}
+
+sim_net *sim_net_new(const sim_scheduler *sched, const sim_net_cfg *cfg, sim_net_deliver_fn fn,
+                     void *ctx, char *err, size_t errlen)
+{
+    if (up_phy_cfg_check(&cfg->phy, err, errlen))
+        return NULL;
+    if (!(cfg->ber >= 0 && cfg->ber < 1e-2)) {
+        snprintf(err, errlen, "bit error rate %g outside [0, 0.01)", cfg->ber);
+        return NULL;
+    }
+    if (cfg->ports < 3 || cfg->ports > SW_PORTS_MAX || cfg->ap_intf >= cfg->ports - 1) {
+        snprintf(err, errlen, "switch of %u ports cannot hold the AP and the SVC", cfg->ports);
+        return NULL;
+    }
+    sim_net *n = calloc(1, sizeof *n);
+    if (!n) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    n->cfg = *cfg;
+    n->sched = sched;
+    n->deliver = fn;
+    n->ctx = ctx;
+    for (int i = 0; i < SIM_NET_DIRS; i++)
+        up_hist_init(&n->dir[i].latency);
+    n->fl = calloc(INFLIGHT_MAX, sizeof *n->fl);
+    n->env = n->fl ? up_env_new(sched) : NULL;
+    sw_transit_cfg tc = sw_transit_cfg_default();
+    tc.sw.ports = cfg->ports;
+    tc.link.phy = cfg->phy;
+    tc.link.faults.ber = cfg->ber;
+    tc.link.faults.seed = cfg->seed ? cfg->seed : 1;
+    n->tr = n->env ? sw_transit_new(n->env, &tc, arrived, n) : NULL;
+    if (!n->tr) {
+        snprintf(err, errlen, "cannot build the timed network (out of memory)");
+        sim_net_free(n);
+        return NULL;
+    }
+    return n;
+}
+
+void sim_net_free(sim_net *n)
+{
+    if (!n)
+        return;
+    sw_transit_free(n->tr);
+    up_env_free(n->env);
+    free(n->fl);
+    free(n);
+}
+
+gb_svc_path sim_net_svc_path(const sim_net *n, bool to_svc)
+{
+    gb_svc_path ap = { .src_intf = n->cfg.ap_intf, .src_device_id = 1, .in_port = n->cfg.ap_intf };
+    gb_svc_path svc = { .src_intf = SIM_NET_SVC_INTF, .src_device_id = 0,
+                        .in_port = n->cfg.ports - 1 };
+    gb_svc_path from = to_svc ? ap : svc, to = to_svc ? svc : ap;
+    return (gb_svc_path){ .src_intf = from.src_intf, .dst_intf = to.src_intf,
+                          .src_cport = 0, .dst_cport = 0,
+                          .src_device_id = from.src_device_id, .dst_device_id = to.src_device_id,
+                          .in_port = from.in_port, .out_port = to.in_port };
+}
+
+int sim_net_send(sim_net *n, const gb_svc_path *p, const uint8_t *msg, size_t len)
+{
+    dir_acc *d = &n->dir[dir_of(n, p)];
+    int rc = sw_transit_message(n->tr, p, msg, len);
+    if (rc) {
+        n->untimed++;
+        return rc;
+    }
+    put_inflight(n, p->dst_intf, p->dst_cport, sim_now(n->sched));
+    d->s.sent_msgs++;
+    d->s.sent_bytes += len;
+    return 0;
+}
+
+int sim_net_power_mode(sim_net *n, uint8_t intf_id, const uint8_t *req, size_t len)
+{
+    return sw_transit_power_mode(n->tr, intf_id, req, len);
+}
+
+void sim_net_sync(sim_net *n, const gb_svc *svc)
+{
+    for (unsigned i = 0; i < gb_svc_num_slots(svc); i++) {
+        uint8_t id = gb_svc_slot_intf_id(svc, i);
+        gb_svc_intf_info in;
+        up_link *l = sw_transit_link(n->tr, id); /* port of interface i is i */
+        if (!l || !gb_svc_get_intf(svc, id, &in) || !in.present || !in.unipro || !in.active ||
+            in.hibernated)
+            continue;
+        up_link_state st = up_link_get_state(l);
+        if (st == UP_LINK_HIBERN8)
+            up_link_hibernate(l, false);
+        else if (st == UP_LINK_DOWN)
+            up_link_set_down(l, false);
+    }
+}
+
+sim_net_dir_stats sim_net_get_dir_stats(const sim_net *n, sim_net_dir dir)
+{
+    return dir < SIM_NET_DIRS ? n->dir[dir].s : (sim_net_dir_stats){ 0 };
+}
+
+bool sim_net_link_cfg(const sim_net *n, unsigned port, up_phy_cfg *out)
+{
+    up_link *l = sw_transit_link(n->tr, port);
+    if (!l)
+        return false;
+    *out = up_link_get_cfg(l)->phy;
+    return true;
+}
+
+uint64_t sim_net_replays(const sim_net *n)
+{
+    uint64_t r = 0;
+    for (unsigned p = 0; p < n->cfg.ports; p++) {
+        up_link *l = sw_transit_link(n->tr, p);
+        if (l)
+            r += up_port_stats_get(up_link_port(l, 0))->tx_replays +
+                 up_port_stats_get(up_link_port(l, 1))->tx_replays;
+    }
+    return r;
+}
+
+static const char *port_name(const sim_net *n, unsigned port, char *buf, size_t len)
+{
+    if (port == n->cfg.ports - 1)
+        snprintf(buf, len, "svc");
+    else if (port == n->cfg.ap_intf)
+        snprintf(buf, len, "ap");
+    else
+        snprintf(buf, len, "intf%u", port);
+    return buf;
+}
+
+void sim_net_print(const sim_net *n, FILE *out)
+{
+    for (int i = 0; i < SIM_NET_DIRS; i++) {
+        const dir_acc *d = &n->dir[i];
+        if (!d->s.sent_msgs && !d->s.delivered_msgs)
+            continue;
+        fprintf(out, "timing %-12s sent %llu msgs %llu B, delivered %llu msgs %llu B, latency "
+                "mean %.2f us p99 %.2f us max %.2f us\n", dir_names[i],
+                (unsigned long long)d->s.sent_msgs, (unsigned long long)d->s.sent_bytes,
+                (unsigned long long)d->s.delivered_msgs,
+                (unsigned long long)d->s.delivered_bytes, up_hist_mean(&d->latency) / 1e6,
+                (double)up_hist_quantile(&d->latency, 0.99) / 1e6,
+                (double)d->latency.max / 1e6);
+    }
+    for (unsigned p = 0; p < n->cfg.ports; p++) {
+        up_link *l = sw_transit_link(n->tr, p);
+        if (!l)
+            continue;
+        char name[16], mode[32];
+        up_phy_cfg_name(&up_link_get_cfg(l)->phy, mode, sizeof mode);
+        const up_port_stats *up = up_port_stats_get(up_link_port(l, 0));
+        const up_port_stats *dn = up_port_stats_get(up_link_port(l, 1));
+        fprintf(out, "timing link %-6s %s %s: to switch %llu frames %llu B, from switch %llu "
+                "frames %llu B, replays %llu, CRC errors %llu\n", port_name(n, p, name, sizeof name),
+                mode, up_link_state_name(up_link_get_state(l)),
+                (unsigned long long)up->tx_frames, (unsigned long long)up->tx_payload_bytes,
+                (unsigned long long)dn->tx_frames, (unsigned long long)dn->tx_payload_bytes,
+                (unsigned long long)(up->tx_replays + dn->tx_replays),
+                (unsigned long long)(up->rx_crc_errors + dn->rx_crc_errors));
+    }
+    if (n->untimed)
+        fprintf(out, "timing: %llu messages the model refused were delivered untimed\n",
+                (unsigned long long)n->untimed);
+}
+
+static void json_port(FILE *out, const up_port_stats *s)
+{
+    fprintf(out, "{\"frames\": %llu, \"payload_bytes\": %llu, \"wire_bytes\": %llu, "
+            "\"afc\": %llu, \"nac\": %llu, \"replays\": %llu, \"busy_ps\": %llu, "
+            "\"rx_crc_errors\": %llu, \"rx_dropped\": %llu}",
+            (unsigned long long)s->tx_frames, (unsigned long long)s->tx_payload_bytes,
+            (unsigned long long)s->tx_wire_bytes, (unsigned long long)s->tx_afc,
+            (unsigned long long)s->tx_nac, (unsigned long long)s->tx_replays,
+            (unsigned long long)s->tx_busy, (unsigned long long)s->rx_crc_errors,
+            (unsigned long long)s->rx_dropped);
+}
+
+int sim_net_write_json(const sim_net *n, FILE *out)
+{
+    char mode[32];
+    up_phy_cfg_name(&n->cfg.phy, mode, sizeof mode);
+    fprintf(out, "{\n  \"time_ps\": %llu,\n  \"initial_link\": \"%s\",\n  \"ber\": %g,\n"
+            "  \"untimed_messages\": %llu,\n  \"directions\": {",
+            (unsigned long long)sim_now(n->sched), mode, n->cfg.ber,
+            (unsigned long long)n->untimed);
+    for (int i = 0; i < SIM_NET_DIRS; i++) {
+        const dir_acc *d = &n->dir[i];
+        fprintf(out, "%s\n    \"%s\": {\"sent_msgs\": %llu, \"sent_bytes\": %llu, "
+                "\"delivered_msgs\": %llu, \"delivered_bytes\": %llu, \"latency_ps\": "
+                "{\"count\": %llu, \"mean\": %.0f, \"p50\": %llu, \"p99\": %llu, \"min\": %llu, "
+                "\"max\": %llu}}", i ? "," : "", dir_names[i],
+                (unsigned long long)d->s.sent_msgs, (unsigned long long)d->s.sent_bytes,
+                (unsigned long long)d->s.delivered_msgs, (unsigned long long)d->s.delivered_bytes,
+                (unsigned long long)d->latency.count, up_hist_mean(&d->latency),
+                (unsigned long long)up_hist_quantile(&d->latency, 0.5),
+                (unsigned long long)up_hist_quantile(&d->latency, 0.99),
+                (unsigned long long)(d->latency.count ? d->latency.min : 0),
+                (unsigned long long)d->latency.max);
+    }
+    fprintf(out, "\n  },\n  \"links\": [");
+    bool first = true;
+    for (unsigned p = 0; p < n->cfg.ports; p++) {
+        up_link *l = sw_transit_link(n->tr, p);
+        if (!l)
+            continue;
+        char name[16];
+        up_phy_cfg_name(&up_link_get_cfg(l)->phy, mode, sizeof mode);
+        fprintf(out, "%s\n    {\"port\": %u, \"end\": \"%s\", \"mode\": \"%s\", \"state\": "
+                "\"%s\", \"to_switch\": ", first ? "" : ",", p, port_name(n, p, name, sizeof name),
+                mode, up_link_state_name(up_link_get_state(l)));
+        json_port(out, up_port_stats_get(up_link_port(l, 0)));
+        fprintf(out, ", \"from_switch\": ");
+        json_port(out, up_port_stats_get(up_link_port(l, 1)));
+        const sw_port_stats *sp = sw_switch_port_stats(sw_transit_switch(n->tr), p);
+        fprintf(out, ", \"switch_in\": {\"frames\": %llu, \"forwarded\": %llu, "
+                "\"dropped_unrouted\": %llu, \"hol_blocked_ps\": %llu, \"max_depth\": %u}}",
+                (unsigned long long)sp->rx_frames, (unsigned long long)sp->forwarded,
+                (unsigned long long)sp->dropped_unrouted, (unsigned long long)sp->hol_blocked,
+                sp->depth.max);
+        first = false;
+    }
+    fprintf(out, "\n  ]\n}\n");
+    return ferror(out) ? -EIO : 0;
+}
+
+int sim_net_parse_link(up_phy_cfg *c, const char *gear, const char *series, const char *lanes,
+                       char *err, size_t errlen)
+{
+    up_phy_cfg n = *c;
+    if (series && strcasecmp(series, "A") && strcasecmp(series, "B")) {
+        snprintf(err, errlen, "--series %s: want A or B", series);
+        return -EINVAL;
+    }
+    if (gear) {
+        char g[16];
+        snprintf(g, sizeof g, "%s", gear);
+        size_t len = strlen(g);
+        /* "HS-G2" takes its series from --series (default A) */
+        if (len == 5 && !strncasecmp(g, "HS-G", 4) && len + 1 < sizeof g) {
+            g[5] = series ? series[0] : 'A';
+            g[6] = 0;
+        }
+        if (strlen(gear) >= sizeof g || up_phy_cfg_parse_gear(&n, g)) {
+            snprintf(err, errlen, "--gear %s: want HS-G1..HS-G3 with series A or B (HS-G1B) "
+                     "or PWM-G1..PWM-G7", gear);
+            return -EINVAL;
+        }
+    }
+    if (series && (!gear || strlen(gear) != 5)) {
+        n.series = (series[0] == 'A' || series[0] == 'a') ? UP_SERIES_A : UP_SERIES_B;
+    }
+    if (lanes) {
+        if (strcmp(lanes, "1") && strcmp(lanes, "2")) {
+            snprintf(err, errlen, "--lanes %s: want 1 or 2 (the Ara switch has at most 2)",
+                     lanes);
+            return -EINVAL;
+        }
+        n.lanes = (uint8_t)(lanes[0] - '0');
+    }
+    if (n.mode == UP_PHY_HS && n.gear > 3) {
+        snprintf(err, errlen, "--gear %s: the Ara switch and bridges stop at HS-G3", gear);
+        return -EINVAL;
+    }
+    if (up_phy_cfg_check(&n, err, errlen))
+        return -EINVAL;
+    *c = n;
+    return 0;
+}
