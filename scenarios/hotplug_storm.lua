@@ -47,4 +47,11 @@ end
 local st = gbvp.stats()
 gbvp.check_eq(st.connections, 0, "no connection left after the storm")
 gbvp.check_eq(st.pending_events, 0, "no hot-plug event left unacknowledged")
-gbvp.check_eq(st.ap_bad_requests, 0, "the SVC refused no request of the AP")
+if gbvp.features.test_ap then
+    -- the test AP finishes enumerating before the script goes on
+    gbvp.check_eq(st.ap_bad_requests, 0, "the SVC refused no request of the AP")
+else
+    -- a real-time AP may still be enumerating a module when it is pulled out; the requests
+    -- it then sends for the gone interface are refused, as on hardware
+    gbvp.log("SVC requests refused (removals racing the AP): " .. st.ap_bad_requests)
+end
