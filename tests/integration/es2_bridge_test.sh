@@ -173,4 +173,19 @@ if wait_for 60 'agent test -e /sys/bus/greybus/devices/1-svc 2>/dev/null' &&
 else
     not_ok "reconnect" "$(agent dmesg 2>&1 | tail -n 10)" "$(tail -n 5 "$run_dir/g/qemu.log")"
 fi
+
+# --- aarch64: the same device on the virt machine's xHCI -----------------------------------
+stop "$qemu_pid"
+qemu_pid=
+if [ -n "$qemu_arm" ]; then
+    usb=$({ sleep 3; echo 'info usb'; sleep 1; echo quit; } |
+        timeout 30 "$qemu_arm" -M virt -cpu cortex-a57 -accel tcg -nodefaults -display none \
+            -device qemu-xhci,id=xhci -device "greybus-es2,bus=xhci.0,link=$link" \
+            -monitor stdio 2>&1)
+    if grep -q 'Speed 480 Mb/s, Product gbvp APBridgeA ES2' <<<"$usb"; then
+        ok "qemu-system-aarch64 (virt): the bridge attaches to the simulator at 480 Mb/s"
+    else
+        not_ok "aarch64 attach" "$usb"
+    fi
+fi
 finish
