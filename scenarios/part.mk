@@ -35,3 +35,6 @@ scenarios: $(B)/gbvp
 		echo "broken.lua fails as it must: $$(head -1 $(B)/broken.err)"
 $(eval $(call unit_test,test_control,tests/unit/test_control.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libsim_agent.a))
 $(eval $(call unit_test,test_scenario_gbvp,tests/unit/test_scenario_gbvp.c sim/scenario_gbvp.c sim/gbvp_sim.c sim/gbvp_net.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libgblink.a $(B)/lib/libsim_agent.a $(B)/lib/libunipro_model.a $(B)/lib/libsim_kernel.a))
+
+# The same scenarios against the real guest in QEMU (make integration).
+INTEGRATION_TESTS += scenarios/guest_test.sh
