@@ -626,6 +626,50 @@ static void es2_run_arpc(GreybusES2State *s, USBPacket *p, const es2_action *a)
     slot->link_id = id;
 }
 
+static bool es2_has_endpoint(int address)
+{
+    switch (address) {
+    case 0x00:
+    case 0x80:
+    case USB_DIR_IN | ES2_EP_CPORT_IN:
+    case USB_DIR_IN | ES2_EP_ARPC_IN:
+    case USB_DIR_OUT | ES2_EP_CPORT_OUT:
+        return true;
+    }
+    return false;
+}
+
+/* The standard requests hw/usb/desc.c leaves to the device: endpoint halt and status.
+ * Returns false for anything else (a vendor request, or a refusal the caller makes). */
+static bool es2_standard_request(USBPacket *p, int request, int value, int index,
+                                 int length, uint8_t *data)
+{
+    switch (request) {
+    case EndpointOutRequest | USB_REQ_CLEAR_FEATURE:
+        if (value != 0 || !es2_has_endpoint(index)) {     /* 0 = ENDPOINT_HALT */
+            qemu_log_mask(LOG_GUEST_ERROR, "greybus-es2: CLEAR_FEATURE %d on endpoint "
+                          "0x%02x, which the bridge does not have\n", value, index);
+            p->status = USB_RET_STALL;
+        }
+        return true;
+    case EndpointRequest | USB_REQ_GET_STATUS:
+    case InterfaceRequest | USB_REQ_GET_STATUS:
+        if (length < 2 || (request == EndpointRequest && !es2_has_endpoint(index)) ||
+            (request == InterfaceRequest && index != 0)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "greybus-es2: GET_STATUS of %s 0x%02x with "
+                          "wLength %d refused\n", request == EndpointRequest ? "endpoint" :
+                          "interface", index, length);
+            p->status = USB_RET_STALL;
+            return true;
+        }
+        data[0] = 0;
+        data[1] = 0;
+        p->actual_length = 2;
+        return true;
+    }
+    return false;
+}
+
 static void es2_handle_control(USBDevice *dev, USBPacket *p, int request, int value,
                                int index, int length, uint8_t *data)
 {
@@ -643,6 +687,9 @@ static void es2_handle_control(USBDevice *dev, USBPacket *p, int request, int va
     int r;
 
     if (usb_desc_handle_control(dev, p, request, value, index, length, data) >= 0) {
+        return;
+    }
+    if (es2_standard_request(p, request, value, index, length, data)) {
         return;
     }
     es2_decode_control(&c, s->cports, &a);

@@ -100,7 +100,8 @@ kernel=$(sed -n 's/^kernel: //p' <<<"$paths")
 initrd=$(sed -n 's/^initramfs: //p' <<<"$paths")
 if out=$(scripts/run-guest.sh --background --dir "$run_dir/g" --qemu "$qemu" \
         --kernel "$kernel" --initrd "$initrd" --device qemu-xhci,id=xhci \
-        --device "greybus-es2,bus=xhci.0,link=$link,reconnect-ms=250" -- "${fw[@]}" 2>&1); then
+        --device "greybus-es2,bus=xhci.0,link=$link,reconnect-ms=250" \
+        -- "${fw[@]}" -d guest_errors,unimp 2>&1); then
     qemu_pid=$(cat "$run_dir/g/qemu.pid")
 else
     not_ok "QEMU starts with greybus-es2 and no simulator" "$out"
@@ -147,6 +148,48 @@ if [ -z "$bad" ]; then
     ok "no gb-es2 or greybus errors in dmesg"
 else
     not_ok "gb-es2 errors in dmesg" "$bad"
+fi
+
+# --- hostile guest: malformed requests through usbfs are stalled ---------------------------
+# tests/integration/es2_poke.c, built static, pushed into the guest (gzip + base64 through
+# the agent), run with gb-es2 unbound; then gb-es2 is bound again and must probe anew.
+push_file() {  # push_file HOST-FILE GUEST-FILE
+    local c
+    agent rm -f /tmp/push.b64 || return 1
+    gzip -9 -c "$1" | base64 -w0 | split -b 60000 - "$run_dir/chunk."
+    for c in "$run_dir"/chunk.*; do
+        agent "printf %s '$(cat "$c")' >> /tmp/push.b64" || return 1
+    done
+    rm -f "$run_dir"/chunk.*
+    agent "base64 -d /tmp/push.b64 | gunzip > $2 && chmod +x $2 && rm /tmp/push.b64"
+}
+if ! cc -static -O2 -Wall -Wextra -Werror -o "$run_dir/es2_poke" tests/integration/es2_poke.c \
+        2>"$run_dir/poke-build.log"; then
+    not_ok "build tests/integration/es2_poke.c (static)" "$(cat "$run_dir/poke-build.log")"
+elif ! push_file "$run_dir/es2_poke" /tmp/es2_poke >"$run_dir/push.log" 2>&1; then
+    not_ok "copy es2_poke into the guest" "$(tail -n 5 "$run_dir/push.log")"
+else
+    dev=$(agent 'printf /dev/bus/usb/%03d/%03d "$(cat /sys/bus/usb/devices/1-1/busnum)" "$(cat /sys/bus/usb/devices/1-1/devnum)"')
+    poke=$(agent "echo 1-1:1.0 > /sys/bus/usb/drivers/es2_ap_driver/unbind && /tmp/es2_poke $dev" 2>&1)
+    rc=$?
+    echo "$poke" >"$run_dir/poke.log"
+    n_ok=$(grep -c '^ok - ' <<<"$poke")
+    if [ "$rc" -eq 0 ] && [ "$n_ok" -ge 20 ]; then
+        ok "malformed control, ARPC and bulk requests from the guest are stalled, the bridge keeps working ($n_ok checks in the guest)"
+    else
+        not_ok "es2_poke in the guest (exit $rc)" "$(grep -v '^ok - ' <<<"$poke")"
+    fi
+    if grep -q 'greybus-es2: ARPC request says it is 99 bytes' "$run_dir/g/qemu.log"; then
+        ok "each refusal is logged as a guest error (-d guest_errors)"
+    else
+        not_ok "guest errors logged" "$(tail -n 5 "$run_dir/g/qemu.log")"
+    fi
+    agent 'echo 1-1:1.0 > /sys/bus/usb/drivers/es2_ap_driver/bind' >/dev/null 2>&1
+    if wait_for 30 'agent test -e /sys/bus/greybus/devices/1-svc 2>/dev/null'; then
+        ok "gb-es2 bound again: probe and SVC handshake succeed after the abuse"
+    else
+        not_ok "rebind after es2_poke" "$(agent dmesg 2>&1 | tail -n 10)"
+    fi
 fi
 
 # --- simulator killed: a clean USB disconnect ----------------------------------------------
