@@ -8,3 +8,11 @@ $(eval $(call unit_test,test_es2_proto,tests/unit/test_es2_proto.c,$(LIB_qemu_hw
 # Builds QEMU with the device (cached), boots the guest with it and `gbvp sim`, kills and
 # restarts the simulator.
 INTEGRATION_TESTS += tests/integration/es2_bridge_test.sh
+
+# es2_peer: a misbehaving gblink server (silent, lying, dropping its side of the bridge) for
+# the fault test of the device; built on demand by that test.
+ES2_PEER := $(B)/tests/es2_peer
+$(ES2_PEER): $(call objs,tests/integration/es2_peer.c) $(LIB_gblink)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+INTEGRATION_TESTS += tests/integration/es2_fault_test.sh
