@@ -33,8 +33,9 @@ scenarios: $(B)/gbvp
 		grep -q 'tests/scenarios/broken.lua:[0-9]*:' $(B)/broken.err || \
 		{ echo "broken.lua's error does not name its line:"; cat $(B)/broken.err; exit 1; }; \
 		echo "broken.lua fails as it must: $$(head -1 $(B)/broken.err)"
+	$(Q)bash scenarios/ctl_test.sh $(B)/gbvp
 $(eval $(call unit_test,test_control,tests/unit/test_control.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libsim_agent.a))
-$(eval $(call unit_test,test_scenario_gbvp,tests/unit/test_scenario_gbvp.c sim/scenario_gbvp.c sim/gbvp_sim.c sim/gbvp_net.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libgblink.a $(B)/lib/libsim_agent.a $(B)/lib/libunipro_model.a $(B)/lib/libsim_kernel.a))
+$(eval $(call unit_test,test_scenario_gbvp,tests/unit/test_scenario_gbvp.c sim/scenario_gbvp.c sim/gbvp_sim.c sim/gbvp_net.c sim/control_gbvp.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libgblink.a $(B)/lib/libsim_agent.a $(B)/lib/libunipro_model.a $(B)/lib/libsim_kernel.a))
 
 # The same scenarios against the real guest in QEMU (make integration).
 INTEGRATION_TESTS += scenarios/guest_test.sh

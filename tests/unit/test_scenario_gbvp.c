@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "gblink/gblink.h"
+#include "sim/control.h"
 #include "sim/scenario.h"
+#include "sim/sim_cli.h"
 #include "tests/ap/ap.h"
 #include "tests/unit/unit.h"
 
@@ -245,7 +247,44 @@ static void test_gbvp_target_guest_mode_times_out_without_qemu(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "no AP completed the SVC handshake within 1 s"));
 }
 
+static bool reply_has(sim_control *c, const char *line, const char *want)
+{
+    char *rep = sim_control_handle_line(c, line, strlen(line));
+    bool ok = rep && strstr(rep, want);
+    if (!ok)
+        fprintf(stderr, "\n    %s -> %s (wanted %s)\n", line, rep ? rep : "NULL", want);
+    free(rep);
+    return ok;
+}
+
+static void test_control_on_gbvp_sim_inserts_removes_and_refuses_backends(void)
+{
+    char link[64], ctl[64], err[256];
+    snprintf(link, sizeof link, "/tmp/gbvp-test-cg-%d.sock", (int)getpid());
+    snprintf(ctl, sizeof ctl, "/tmp/gbvp-test-cgc-%d.sock", (int)getpid());
+    sim_gbvp_config sc = { .link_path = link, .num_slots = 4, .log_level = GB_SVC_LOG_ERROR };
+    sim_gbvp *s = sim_gbvp_new(&sc, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    sim_time now = 0;
+    sim_control *c = sim_control_new_gbvp(ctl, s, &now, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"insert\",\"slot\":1,\"module\":\"battery\"}",
+                             "{\"interface\":3,\"ok\":true}"));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"status\"}", "\"backend\":\"gbvp sim\""));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"interface\",\"interface\":3}", "\"present\":true"));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"battery_get\",\"slot\":1,\"property\":\"capacity\"}",
+                             "not available in gbvp sim"));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"wait\",\"ms\":10}", "runs in real time"));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"insert\",\"slot\":0,\"module\":\"nope\"}",
+                             "no such module in the catalog"));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"remove\",\"slot\":1}", "\"ok\":true"));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"remove\",\"slot\":1}", "the slot is empty"));
+    sim_control_free(c);
+    sim_gbvp_free(s);
+}
+
 static const unit_test tests[] = {
+    UNIT_TEST(test_control_on_gbvp_sim_inserts_removes_and_refuses_backends),
     UNIT_TEST(test_gbvp_target_with_test_ap_runs_hotplug_over_gblink),
     UNIT_TEST(test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits),
     UNIT_TEST(test_gbvp_target_guest_mode_times_out_without_qemu),

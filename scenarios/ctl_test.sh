@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `gbvp ctl` against a simulator serving its control socket (gbvp scenario --control, the
+# test AP, no script): replies, exit statuses, events to a watcher, the socket's mode.
+# Run by `make scenarios`. Prints "ctl: N passed, N failed".
+set -u
+gbvp=${1:-build/gbvp}
+d=$(mktemp -d /tmp/gbvp-ctl-test.XXXXXX)
+sock=$d/ctl.sock
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "ctl: FAIL - $*"; }
+expect() { # expect NAME WANT-STATUS WANT-TEXT CTL-ARGS...
+    local name=$1 want_rc=$2 want=$3; shift 3
+    local out rc
+    out=$("$gbvp" ctl --socket "$sock" "$@" 2>&1); rc=$?
+    if [ "$rc" -eq "$want_rc" ] && grep -qF -- "$want" <<<"$out"; then ok; else
+        bad "$name: status $rc, output: $out"; fi
+}
+
+"$gbvp" scenario --control "$sock" 2>"$d/sim.log" &
+sim=$!
+for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.05; done
+[ -S "$sock" ] && ok || bad "the control socket appears"
+[ "$(stat -c %a "$sock")" = 600 ] && ok || bad "the socket has mode 0600"
+
+"$gbvp" ctl --socket "$sock" --count 4 --timeout 20 watch module interface >"$d/events" 2>&1 &
+watcher=$!
+sleep 0.3
+expect "ping" 0 '"pong":true' ping
+expect "insert" 0 '"interface":2,"ok":true' insert slot=0 module=sensor
+expect "insert into an occupied slot fails" 1 'slot 0 is occupied' insert slot=0 module=sensor
+expect "gpio_set" 0 '"irq_sent":false' gpio_set slot=0 line=1 level=1
+expect "gpio_get" 0 '"value":1' gpio_get slot=0 line=1
+expect "raw JSON" 0 '"id":"x","ok":true' --json '{"cmd":"wait","ms":2500,"id":"x"}'
+expect "bad field type" 1 "field 'slot' must be an integer" --json '{"cmd":"remove","slot":"0"}'
+expect "link not wired" 1 'link model is not wired' link
+expect "remove" 0 '"ok":true' remove slot=0
+expect "unknown command" 1 "unknown command 'reboot'" reboot
+wait "$watcher"
+for ev in '"event":"module_inserted","slot":0,"interface":2,"module":"sensor"' \
+          '"event":"interface_activated","interface":2' '"event":"module_removed","slot":0' \
+          '"event":"interface_deactivated","interface":2'; do
+    grep -qF "$ev" "$d/events" && ok || bad "watcher saw $ev: $(cat "$d/events")"
+done
+kill "$sim"
+wait "$sim"
+[ ! -e "$sock" ] && ok || bad "the socket file is removed at exit"
+"$gbvp" ctl --socket "$sock" ping >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "no simulator: exit status 2"
+[ "$failed" -eq 0 ] && rm -rf "$d" || echo "ctl: logs in $d"
+echo "ctl: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
