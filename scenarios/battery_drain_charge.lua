@@ -2,7 +2,37 @@
 -- A battery drains to 5 % and charges back to full. Every change reaches the AP as a
 -- power-supply EVENT, and what the AP reads with GET_PROPERTY follows the backend.
 if not (gbvp.features.backends and gbvp.features.test_ap) then
-    gbvp.skip("needs module backends and the test AP (target " .. gbvp.target .. ")")
+    if not (gbvp.features.guest and gbvp.features.cmd) then
+        gbvp.skip("needs the test AP with module backends, or a guest (target " ..
+                  gbvp.target .. ")")
+    end
+    -- A guest: the battery changes through backend commands, and what the kernel's
+    -- greybus power_supply driver reports in sysfs must follow.
+    local slot = 2
+    gbvp.insert(slot, "battery")
+    local function guest_reads(prop)
+        local rc, out = gbvp.guest("cat /sys/class/power_supply/*/" .. prop, 10000)
+        return rc == 0 and out:match("^%s*(%S+)") or nil
+    end
+    local function follows(prop, want, name)
+        local ok = pcall(gbvp.wait_for, function() return guest_reads(prop) == want end,
+                         20000, 500)
+        gbvp.check(ok, name, "the guest reads " .. tostring(guest_reads(prop)))
+    end
+    follows("capacity", "80", "the guest reads the initial capacity, 80 %")
+    follows("status", "Discharging", "the guest reads status Discharging")
+    for _, cap in ipairs({ 60, 30, 5 }) do
+        gbvp.cmd(slot, "battery set capacity " .. cap)
+        follows("capacity", tostring(cap), "the guest follows the drain to " .. cap .. " %")
+    end
+    gbvp.cmd(slot, "battery set status 1")  -- POWER_SUPPLY_STATUS_CHARGING
+    follows("status", "Charging", "the guest reads status Charging")
+    gbvp.cmd(slot, "battery set capacity 100")
+    gbvp.cmd(slot, "battery set status 4")  -- POWER_SUPPLY_STATUS_FULL
+    follows("capacity", "100", "the guest follows the charge to 100 %")
+    follows("status", "Full", "the guest reads status Full")
+    gbvp.remove(slot)
+    return
 end
 local GET_PROPERTY = 0x05
 local STATUS_CHARGING, STATUS_DISCHARGING, STATUS_FULL = 1, 2, 4

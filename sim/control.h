@@ -35,6 +35,10 @@ typedef struct sim_control_backend {
     int (*remove)(void *ctx, unsigned slot, char *err, size_t errlen);
     /* Optional: lets simulated time pass (only where the owner's clock is simulated). */
     void (*advance)(void *ctx, sim_time dt);
+    /* Optional: a backend command line (virtual-modules/backend_cmd.h) on interface
+     * `index` of the module in `slot`: 0 with the answer in reply, or -1 with the reason. */
+    int (*command)(void *ctx, unsigned slot, unsigned index, const char *line, char *reply,
+                   size_t len);
     /* Optional: frees ctx when the server is freed (a server that owns its adapter). */
     void (*free_ctx)(void *ctx);
     void *ctx;

@@ -387,6 +387,26 @@ static bool cmd_hid_input(req *r)
     return true;
 }
 
+static bool cmd_cmd(req *r)
+{
+    unsigned slot;
+    const char *line;
+    gint64 index;
+    if (!r->c->b.command)
+        return fail(r, "%s has no backend commands", r->c->b.name);
+    if (!get_slot(r, &slot) || !get_str(r, "line", 512, &line) ||
+        !opt_int(r, "index", 0, MAX_INTF_PER_MODULE - 1, 0, &index))
+        return false;
+    if (strchr(line, '\n'))
+        return fail(r, "field 'line' must be one line");
+    char reply[1024];
+    if (r->c->b.command(r->c->b.ctx, slot, (unsigned)index, line, reply, sizeof reply))
+        return fail(r, "%s", reply);
+    json_builder_set_member_name(r->b, "reply");
+    json_builder_add_string_value(r->b, reply);
+    return true;
+}
+
 static bool cmd_link(req *r)
 {
     return fail(r, "the UniPro link model is not wired into %s yet: link settings and faults "
@@ -447,6 +467,7 @@ static const struct {
     { "gpio_get", cmd_gpio_get },   { "battery_set", cmd_battery_set },
     { "battery_get", cmd_battery_get }, { "uart_send", cmd_uart_send },
     { "hid_input", cmd_hid_input }, { "link", cmd_link },
+    { "cmd", cmd_cmd },
     { "fault", cmd_link },          { "subscribe", cmd_sub },
     { "unsubscribe", cmd_unsub },
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The control socket on `gbvp sim`: the backend adapter over the sim_gbvp API (insert,
-// remove, the SVC). The simulator object does not expose its slots' live interfaces, so
-// backend commands (GPIO, battery, UART, HID) answer that they are not available there.
+// remove, backend command lines, the SVC). The simulator object does not expose its slots'
+// live interfaces, so the typed backend commands (gpio_set, battery_set, ...) answer that
+// they are not available there; the `cmd` command reaches the backends instead.
 #include "sim/control.h"
 
 #include <errno.h>
@@ -39,6 +40,12 @@ static int a_remove(void *ctx, unsigned slot, char *err, size_t errlen)
     return rc;
 }
 
+static int a_command(void *ctx, unsigned slot, unsigned index, const char *line, char *reply,
+                     size_t len)
+{
+    return sim_gbvp_command(((gbvp_adapter *)ctx)->s, slot, index, line, reply, len);
+}
+
 sim_control *sim_control_new_gbvp(const char *path, sim_gbvp *s, const sim_time *now,
                                   char *err, size_t errlen)
 {
@@ -49,7 +56,8 @@ sim_control *sim_control_new_gbvp(const char *path, sim_gbvp *s, const sim_time 
     }
     *a = (gbvp_adapter){ .s = s, .now = now };
     sim_control_backend b = { .name = "gbvp sim", .svc = a_svc, .insert = a_insert,
-                              .remove = a_remove, .free_ctx = free, .ctx = a };
+                              .remove = a_remove, .command = a_command, .free_ctx = free,
+                              .ctx = a };
     sim_control *c = sim_control_new(path, &b, err, errlen);
     if (!c)
         free(a);

@@ -63,6 +63,11 @@ typedef struct sim_scenario_target {
     /* Optional: runs a guest command through the agent (sim_agent_run's contract) while
      * the target keeps serving the guest; used instead of cfg.agent when set. */
     int (*guest_run)(void *ctx, const char *cmd, int timeout_ms, struct sim_agent_result *res);
+    /* Optional: a backend command line (virtual-modules/backend_cmd.h, e.g. "battery set
+     * capacity 50") on interface `index` of the module in `slot`: 0 with the answer in
+     * reply, or -1 with the reason. */
+    int (*command)(void *ctx, unsigned slot, unsigned index, const char *line, char *reply,
+                   size_t len);
     void *ctx;
 } sim_scenario_target;
 

@@ -655,6 +655,28 @@ static int l_i2c_temperature(lua_State *L)
     return 1;
 }
 
+/* gbvp.cmd(slot, line [, index]) -> the answer of a backend command line such as
+ * "battery set capacity 50" or "gpio set 3 1" (virtual-modules/backend_cmd.h) on interface
+ * `index` (default 0) of the module in `slot`; works on every target */
+static int l_cmd(lua_State *L)
+{
+    sim_scenario *sc = SC(L);
+    unsigned slot = check_slot(L, 1);
+    const char *line = luaL_checkstring(L, 2);
+    lua_Integer idx = luaL_optinteger(L, 3, 0);
+    if (!sc->t.command)
+        return sc_error(L, "gbvp.cmd: target %s has no backend commands", sc->t.name);
+    if (idx < 0 || idx >= (lua_Integer)MAX_INTF_PER_MODULE)
+        return sc_error(L, "gbvp.cmd: interface index %lld is not 0..%u", (long long)idx,
+                        MAX_INTF_PER_MODULE - 1);
+    char reply[1024];
+    if (sc->t.command(sc->t.ctx, slot, (unsigned)idx, line, reply, sizeof reply))
+        return sc_error(L, "gbvp.cmd(%u, '%s'): %s", slot, line, reply);
+    lua_pushstring(L, reply);
+    settle(L, sc);
+    return 1;
+}
+
 /* ---- link settings and faults ---- */
 
 static int l_link(lua_State *L)
@@ -1097,6 +1119,7 @@ void sc_api_open(sim_scenario *sc)
         { "link", l_link },
         { "fault", l_fault },
         { "pm_fault", l_pm_fault },
+        { "cmd", l_cmd },
         { "intf_oops", l_intf_oops },
         { "link_mode", l_link_mode },
         { "guest", l_guest },
@@ -1124,9 +1147,11 @@ void sc_api_open(sim_scenario *sc)
     lua_pushboolean(L, sc->cfg.agent != NULL);
     lua_setfield(L, -2, "has_guest");
     /* What the target offers, so one script can run on several targets. */
-    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 4);
     lua_pushboolean(L, sc->t.slots != NULL);
     lua_setfield(L, -2, "backends");
+    lua_pushboolean(L, sc->t.command != NULL);
+    lua_setfield(L, -2, "cmd");
     lua_pushboolean(L, sc->t.ap_traced != NULL && sc->t.ap_request != NULL);
     lua_setfield(L, -2, "test_ap");
     lua_pushboolean(L, sc->cfg.agent != NULL);

@@ -105,6 +105,15 @@ static void a_advance(void *ctx, sim_time dt)
     a->t->advance(a->t->ctx, dt);
 }
 
+static int a_command(void *ctx, unsigned slot, unsigned index, const char *line, char *reply,
+                     size_t len)
+{
+    ctl_adapter *a = ctx;
+    int rc = a->t->command(a->t->ctx, slot, index, line, reply, len);
+    a->t->settle(a->t->ctx);
+    return rc;
+}
+
 static void on_event(void *ctx, sim_scenario_event ev, unsigned slot, const char *text)
 {
     ctl_adapter *a = ctx;
@@ -305,7 +314,8 @@ int sim_scenario_cli_main(int argc, char **argv)
         sim_control_backend b = { .name = ad.t->name, .svc = a_svc,
                                   .slots = ad.t->slots ? a_slots : NULL,
                                   .insert = a_insert, .remove = a_remove,
-                                  .advance = a_advance, .ctx = &ad };
+                                  .advance = a_advance,
+                                  .command = ad.t->command ? a_command : NULL, .ctx = &ad };
         ad.ctl = sim_control_new(control, &b, err, sizeof err);
         if (!ad.ctl) {
             fprintf(stderr, "gbvp scenario: %s\n", err);

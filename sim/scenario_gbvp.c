@@ -295,6 +295,12 @@ static void t_step_hook(void *ctx, void (*hook)(void *hctx, const char *what), v
     tap_set_step_hook(g->ap, hook ? t_tap_hook : NULL, hook ? g : NULL);
 }
 
+static int t_command(void *ctx, unsigned slot, unsigned index, const char *line,
+                     char *reply, size_t len)
+{
+    return sim_gbvp_command(((sim_scenario_gbvp *)ctx)->sim, slot, index, line, reply, len);
+}
+
 static int t_guest_run(void *ctx, const char *cmd, int timeout_ms, sim_agent_result *res)
 {
     sim_scenario_gbvp *g = ctx;
@@ -413,6 +419,7 @@ sim_scenario_gbvp *sim_scenario_gbvp_new(const sim_scenario_gbvp_config *cfg, ch
         .ap_trace_clear = cfg->test_ap ? t_trace_clear : NULL,
         .ap_step_hook = cfg->test_ap ? t_step_hook : NULL,
         .guest_run = g->agent ? t_guest_run : NULL,
+        .command = t_command,
         .ctx = g,
     };
     return g;

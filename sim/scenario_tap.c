@@ -7,9 +7,13 @@
 #include <stdlib.h>
 
 #include "tests/ap/ap.h"
+#include "virtual-modules/backend_cmd.h"
 
 /* The trace is only searched by gbvp.ap_traced; cap its memory in long storms. */
 #define TRACE_KEEP_MAX 200000u
+
+static int t_command(void *ctx, unsigned slot, unsigned index, const char *line,
+                     char *reply, size_t len);
 
 typedef struct hook_ctx {
     void (*hook)(void *hctx, const char *what);
@@ -128,6 +132,7 @@ sim_scenario_tap *sim_scenario_tap_new(unsigned num_slots, const char *catalog_d
         .ap_traced = t_traced,
         .ap_trace_clear = t_trace_clear,
         .ap_step_hook = t_step_hook,
+        .command = t_command,
         .ctx = t,
     };
     return t;
@@ -140,6 +145,18 @@ static void t_step_hook(void *ctx, void (*hook)(void *hctx, const char *what), v
     h->hook = hook;
     h->hctx = hctx;
     tap_set_step_hook(t->ap, hook ? t_tap_hook : NULL, hook ? h : NULL);
+}
+
+static int t_command(void *ctx, unsigned slot, unsigned index, const char *line,
+                     char *reply, size_t len)
+{
+    sim_scenario_tap *t = ctx;
+    vm_interface *intf = gb_slots_interface(tap_slots(t->ap), slot, index);
+    if (!intf) {
+        snprintf(reply, len, "slot %u has no interface %u", slot, index + 1);
+        return -1;
+    }
+    return vm_backend_command(intf, line, tap_now(t->ap), reply, len);
 }
 
 void sim_scenario_tap_free(sim_scenario_tap *t)

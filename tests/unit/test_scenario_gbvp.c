@@ -275,6 +275,14 @@ static void test_control_on_gbvp_sim_inserts_removes_and_refuses_backends(void)
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"battery_get\",\"slot\":1,\"property\":\"capacity\"}",
                              "not available in gbvp sim"));
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"wait\",\"ms\":10}", "runs in real time"));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"cmd\",\"slot\":1,\"line\":\"battery set capacity 33\"}",
+                             "\"ok\":true"));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"cmd\",\"slot\":1,\"line\":\"battery get capacity\"}",
+                             "\"reply\":\"33\""));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"cmd\",\"slot\":1,\"line\":\"bogus\"}",
+                             "\"ok\":false,\"error\":\"expected CLASS"));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"cmd\",\"slot\":1,\"line\":\"x\",\"index\":9}",
+                             "field 'index' is 9"));
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"insert\",\"slot\":0,\"module\":\"nope\"}",
                              "no such module in the catalog"));
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"remove\",\"slot\":1}", "\"ok\":true"));
