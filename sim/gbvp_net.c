@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "switch-model/switch_transit.h"
+#include "switch-model/switch_transit_msg.h"
 #include "unipro-model/up_consts.h"
 #include "unipro-model/up_env.h"
 #include "unipro-model/up_link.h"
@@ -29,7 +30,8 @@ struct sim_net {
     sim_net_cfg cfg;
     const sim_scheduler *sched;
     up_env *env;
-    sw_transit *tr;
+    sw_transit *tr;         /* frame level, or: */
+    sw_msg_transit *mt;     /* message level */
     sim_net_deliver_fn deliver;
     void *ctx;
     inflight *fl;
@@ -113,6 +115,11 @@ sim_net *sim_net_new(const sim_scheduler *sched, const sim_net_cfg *cfg, sim_net
         snprintf(err, errlen, "bit error rate %g outside [0, 0.01)", cfg->ber);
         return NULL;
     }
+    if (cfg->message_level && cfg->ber > 0) {
+        snprintf(err, errlen, "the message-level timing does not model bit errors (use "
+                 "--timing frame)");
+        return NULL;
+    }
     if (cfg->ports < 3 || cfg->ports > SW_PORTS_MAX || cfg->ap_intf >= cfg->ports - 1) {
         snprintf(err, errlen, "switch of %u ports cannot hold the AP and the SVC", cfg->ports);
         return NULL;
@@ -135,8 +142,11 @@ sim_net *sim_net_new(const sim_scheduler *sched, const sim_net_cfg *cfg, sim_net
     tc.link.phy = cfg->phy;
     tc.link.faults.ber = cfg->ber;
     tc.link.faults.seed = cfg->seed ? cfg->seed : 1;
-    n->tr = n->env ? sw_transit_new(n->env, &tc, arrived, n) : NULL;
-    if (!n->tr) {
+    if (cfg->message_level)
+        n->mt = n->env ? sw_msg_transit_new(sched, cfg->ports, &cfg->phy, arrived, n) : NULL;
+    else
+        n->tr = n->env ? sw_transit_new(n->env, &tc, arrived, n) : NULL;
+    if (!n->tr && !n->mt) {
         snprintf(err, errlen, "cannot build the timed network (out of memory)");
         sim_net_free(n);
         return NULL;
@@ -149,6 +159,7 @@ void sim_net_free(sim_net *n)
     if (!n)
         return;
     sw_transit_free(n->tr);
+    sw_msg_transit_free(n->mt);
     up_env_free(n->env);
     free(n->fl);
     free(n);
@@ -169,7 +180,8 @@ gb_svc_path sim_net_svc_path(const sim_net *n, bool to_svc)
 int sim_net_send(sim_net *n, const gb_svc_path *p, const uint8_t *msg, size_t len)
 {
     dir_acc *d = &n->dir[dir_of(n, p)];
-    int rc = sw_transit_message(n->tr, p, msg, len);
+    int rc = n->mt ? sw_msg_transit_message(n->mt, p, msg, len)
+                   : sw_transit_message(n->tr, p, msg, len);
     if (rc) {
         n->untimed++;
         return rc;
@@ -182,7 +194,8 @@ int sim_net_send(sim_net *n, const gb_svc_path *p, const uint8_t *msg, size_t le
 
 int sim_net_power_mode(sim_net *n, uint8_t intf_id, const uint8_t *req, size_t len)
 {
-    return sw_transit_power_mode(n->tr, intf_id, req, len);
+    return n->mt ? sw_msg_transit_power_mode(n->mt, intf_id, req, len)
+                 : sw_transit_power_mode(n->tr, intf_id, req, len);
 }
 
 void sim_net_sync(sim_net *n, const gb_svc *svc)
@@ -190,6 +203,12 @@ void sim_net_sync(sim_net *n, const gb_svc *svc)
     for (unsigned i = 0; i < gb_svc_num_slots(svc); i++) {
         uint8_t id = gb_svc_slot_intf_id(svc, i);
         gb_svc_intf_info in;
+        if (n->mt) {
+            if (gb_svc_get_intf(svc, id, &in) && in.present && in.unipro && in.active &&
+                !in.hibernated)
+                sw_msg_transit_wake(n->mt, id);
+            continue;
+        }
         up_link *l = sw_transit_link(n->tr, id); /* port of interface i is i */
         if (!l || !gb_svc_get_intf(svc, id, &in) || !in.present || !in.unipro || !in.active ||
             in.hibernated)
@@ -209,6 +228,13 @@ sim_net_dir_stats sim_net_get_dir_stats(const sim_net *n, sim_net_dir dir)
 
 bool sim_net_link_cfg(const sim_net *n, unsigned port, up_phy_cfg *out)
 {
+    if (n->mt) {
+        bool parked;
+        if (port >= n->cfg.ports)
+            return false;
+        sw_msg_transit_link(n->mt, port, out, &parked);
+        return true;
+    }
     up_link *l = sw_transit_link(n->tr, port);
     if (!l)
         return false;
@@ -219,7 +245,7 @@ bool sim_net_link_cfg(const sim_net *n, unsigned port, up_phy_cfg *out)
 uint64_t sim_net_replays(const sim_net *n)
 {
     uint64_t r = 0;
-    for (unsigned p = 0; p < n->cfg.ports; p++) {
+    for (unsigned p = 0; n->tr && p < n->cfg.ports; p++) {
         up_link *l = sw_transit_link(n->tr, p);
         if (l)
             r += up_port_stats_get(up_link_port(l, 0))->tx_replays +
@@ -253,7 +279,16 @@ void sim_net_print(const sim_net *n, FILE *out)
                 (double)up_hist_quantile(&d->latency, 0.99) / 1e6,
                 (double)d->latency.max / 1e6);
     }
-    for (unsigned p = 0; p < n->cfg.ports; p++) {
+    for (unsigned p = 0; n->mt && p < n->cfg.ports; p++) {
+        char name[16], mode[32];
+        up_phy_cfg c;
+        bool parked;
+        sw_msg_transit_link(n->mt, p, &c, &parked);
+        up_phy_cfg_name(&c, mode, sizeof mode);
+        fprintf(out, "timing link %-6s %s%s (message level)\n", port_name(n, p, name, sizeof name),
+                mode, parked ? " hibern8" : "");
+    }
+    for (unsigned p = 0; n->tr && p < n->cfg.ports; p++) {
         up_link *l = sw_transit_link(n->tr, p);
         if (!l)
             continue;
@@ -308,9 +343,20 @@ int sim_net_write_json(const sim_net *n, FILE *out)
                 (unsigned long long)(d->latency.count ? d->latency.min : 0),
                 (unsigned long long)d->latency.max);
     }
-    fprintf(out, "\n  },\n  \"links\": [");
+    fprintf(out, "\n  },\n  \"level\": \"%s\",\n  \"links\": [", n->mt ? "message" : "frame");
     bool first = true;
-    for (unsigned p = 0; p < n->cfg.ports; p++) {
+    for (unsigned p = 0; n->mt && p < n->cfg.ports; p++) {
+        char name[16];
+        up_phy_cfg c;
+        bool parked;
+        sw_msg_transit_link(n->mt, p, &c, &parked);
+        up_phy_cfg_name(&c, mode, sizeof mode);
+        fprintf(out, "%s\n    {\"port\": %u, \"end\": \"%s\", \"mode\": \"%s\", \"state\": "
+                "\"%s\"}", first ? "" : ",", p, port_name(n, p, name, sizeof name), mode,
+                parked ? "hibern8" : "up");
+        first = false;
+    }
+    for (unsigned p = 0; n->tr && p < n->cfg.ports; p++) {
         up_link *l = sw_transit_link(n->tr, p);
         if (!l)
             continue;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The timed network of `gbvp sim` (--timing frame): the SVC's transit and power_mode hooks
+// The timed network of `gbvp sim` (--timing frame|message): the SVC's transit and power_mode hooks
 // on the frame-level UniPro model (switch-model/switch_transit.h). The AP bridge sits on
 // switch port 1, the interface of slot s on port 2 + s, the SVC on the last port (DeviceID
 // 0); every Greybus message between them crosses the modelled links and the switch,
@@ -27,6 +27,7 @@ typedef struct sim_net_cfg {
     up_phy_cfg phy;    /* every link until INTF_SET_PWRM changes it */
     double ber;        /* bit error rate on every link (0: none) */
     uint64_t seed;     /* for the fault generators */
+    bool message_level; /* switch_transit_msg.h instead of the frame-level switch_transit.h */
 } sim_net_cfg;
 
 /* Called when a message has crossed the network (msg lives only during the call). */

@@ -377,7 +377,7 @@ sim_gbvp *sim_gbvp_new(const sim_gbvp_config *cfg, char *err, size_t errlen)
         s->cfg.link = up_phy_cfg_startup();
     gb_svc_config sc = { .num_slots = s->cfg.num_slots, .ap_cport_count = s->cfg.cport_count };
     gb_svc_env env = { .to_ap = to_ap, .log = svc_log, .ctx = s };
-    if (s->cfg.timing == SIM_TIMING_FRAME) {
+    if (s->cfg.timing != SIM_TIMING_OFF) {
         env.transit = net_transit;
         env.power_mode = net_power_mode;
     }
@@ -390,10 +390,11 @@ sim_gbvp *sim_gbvp_new(const sim_gbvp_config *cfg, char *err, size_t errlen)
         free(s);
         return NULL;
     }
-    if (s->cfg.timing == SIM_TIMING_FRAME) {
+    if (s->cfg.timing != SIM_TIMING_OFF) {
         /* ports 0..last interface, the SVC on the next (as gb_svc's routing table) */
         sim_net_cfg nc = { .ports = s->cfg.num_slots + 3u, .ap_intf = gb_svc_ap_intf_id(s->svc),
-                           .phy = s->cfg.link, .ber = s->cfg.ber, .seed = s->cfg.seed };
+                           .phy = s->cfg.link, .ber = s->cfg.ber, .seed = s->cfg.seed,
+                           .message_level = s->cfg.timing == SIM_TIMING_MESSAGE };
         char why[200];
         s->net = sim_net_new(sim_kernel_scheduler(s->k), &nc, net_arrived, s, why, sizeof why);
         if (!s->net) {
@@ -416,7 +417,8 @@ sim_gbvp *sim_gbvp_new(const sim_gbvp_config *cfg, char *err, size_t errlen)
     char mode[32];
     up_phy_cfg_name(&s->cfg.link, mode, sizeof mode);
     logf_(s, GB_SVC_LOG_INFO, "gbvp sim: clock %s, timing %s%s%s", s->cfg.clock == SIM_CLOCK_FAST ?
-          "fast" : "realtime", s->net ? "frame, links " : "off", s->net ? mode : "",
+          "fast" : "realtime", !s->net ? "off" : s->cfg.timing == SIM_TIMING_MESSAGE ?
+          "message, links " : "frame, links ", s->net ? mode : "",
           s->net && s->cfg.ber > 0 ? " with bit errors" : "");
     return s;
 }
@@ -529,6 +531,8 @@ int sim_gbvp_parse_timing(const char *text, sim_gbvp_timing *out)
 {
     if (!strcmp(text, "frame"))
         *out = SIM_TIMING_FRAME;
+    else if (!strcmp(text, "message"))
+        *out = SIM_TIMING_MESSAGE;
     else if (!strcmp(text, "off"))
         *out = SIM_TIMING_OFF;
     else

@@ -23,7 +23,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: gbvp sim [--link PATH] [--slots N] [--insert SLOT:MODULE]... [--log LEVEL]\n"
             "                [--catalog DIR] [--control PATH] [--clock realtime|fast]\n"
-            "                [--timing frame|off] [--gear GEAR] [--series A|B] [--lanes N]\n"
+            "                [--timing frame|message|off] [--gear GEAR] [--series A|B] [--lanes N]\n"
             "                [--ber RATE] [--seed N] [--stats FILE.json]\n\n"
             "Runs the simulator (SVC, switch, slots, virtual modules) and waits for QEMU's\n"
             "greybus-es2 device on the gblink socket.\n\n"
@@ -38,7 +38,9 @@ static void usage(FILE *out)
             "                        without QEMU)\n"
             "  --timing MODE         frame (default): every Greybus message between the AP\n"
             "                        bridge and an interface or the SVC crosses the modelled\n"
-            "                        UniPro links and switch; off: delivered at once\n"
+            "                        UniPro links and switch; message: the same at message\n"
+            "                        level (no AFC, credits or bit errors; one event per\n"
+            "                        message); off: delivered at once\n"
             "  --gear GEAR           every link at start: PWM-G1..PWM-G7 or HS-G1..HS-G3 with\n"
             "                        series A or B (default PWM-G1, the mode after link start-up;\n"
             "                        INTF_SET_PWRM changes a link later)\n"
@@ -183,7 +185,7 @@ int sim_cli_main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--timing")) {
             if (sim_gbvp_parse_timing(v, &cfg.timing)) {
-                fprintf(stderr, "gbvp sim: --timing %s: want frame or off\n", v);
+                fprintf(stderr, "gbvp sim: --timing %s: want frame, message or off\n", v);
                 return 2;
             }
         } else if (!strcmp(a, "--gear")) {

@@ -28,6 +28,7 @@ typedef enum sim_gbvp_clock {
 typedef enum sim_gbvp_timing {
     SIM_TIMING_OFF = 0,     /* delivered at once (functional path) */
     SIM_TIMING_FRAME,       /* frame-level links and switch (switch-model/switch_transit.h) */
+    SIM_TIMING_MESSAGE,     /* message-level (switch-model/switch_transit_msg.h) */
 } sim_gbvp_timing;
 
 typedef struct sim_gbvp_config {

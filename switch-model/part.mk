@@ -9,6 +9,8 @@ SWITCH_MODEL_SRCS := switch-model/route_table.c switch-model/svc.c switch-model/
 # above the library line, or declare a library of their own below it.
 # The timed switch data plane (owned by the UniPro model helper).
 SWITCH_MODEL_SRCS += switch-model/switch.c switch-model/switch_transit.c
+# Its message-level counterpart, for `gbvp sim --timing message`.
+SWITCH_MODEL_SRCS += switch-model/switch_transit_msg.c
 
 $(eval $(call library,switch_model,$(SWITCH_MODEL_SRCS)))
 

@@ -290,10 +290,10 @@ static sim_time control_round_trip(rig *r)
     return r->captured_ns * 1000u - t_in;
 }
 
-static void test_sim_timed_latency_is_the_model_prediction_and_follows_set_pwrm(void)
+static void timed_latency(sim_gbvp_timing level)
 {
     rig r;
-    sim_gbvp_config t = { .timing = SIM_TIMING_FRAME, .link = up_phy_cfg_startup() };
+    sim_gbvp_config t = { .timing = level, .link = up_phy_cfg_startup() };
     rig_up_timed(&r, "sensor", &t);
     sim_net *n = sim_gbvp_net(r.sim);
     CU_ASSERT_PTR_NOT_NULL_FATAL(n);
@@ -354,11 +354,22 @@ static void test_sim_timed_latency_is_the_model_prediction_and_follows_set_pwrm(
     }
     CU_ASSERT(sim_net_get_dir_stats(n, SIM_NET_AP_TO_SVC).sent_msgs > 10);
     if (getenv("GBVP_TEST_VERBOSE"))
-        printf("\n  round trip %.2f us at PWM-G1 x1, %.2f us at HS-G1B x2 (request %.2f -> %.2f us)\n",
+        printf("\n  %s level: round trip %.2f us at PWM-G1 x1, %.2f us at HS-G1B x2 (request "
+               "%.2f -> %.2f us)\n", level == SIM_TIMING_MESSAGE ? "message" : "frame",
                (double)rtt / 1e6, (double)rtt2 / 1e6, (double)up1.last_latency / 1e6,
                (double)up2.last_latency / 1e6);
     CU_ASSERT_EQUAL(tap_trace_find(r.ap, 0, "-> -"), -1);
     rig_down(&r);
+}
+
+static void test_sim_timed_latency_is_the_model_prediction_and_follows_set_pwrm(void)
+{
+    timed_latency(SIM_TIMING_FRAME);
+}
+
+static void test_sim_message_level_latency_is_the_same_prediction(void)
+{
+    timed_latency(SIM_TIMING_MESSAGE);
 }
 
 static void test_sim_timed_with_bit_errors_delivers_everything_exactly_once(void)
@@ -430,6 +441,11 @@ static void test_sim_clock_fast_jumps_to_events_and_realtime_waits_for_them(void
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT_EQUAL(sim_gbvp_clock_now(s, SIM_S(3)), 0); /* the wall clock does not matter */
     sim_gbvp_free(s);
+    /* the message level does not model bit errors: refused, not ignored */
+    c.timing = SIM_TIMING_MESSAGE;
+    c.ber = 1e-6;
+    CU_ASSERT_PTR_NULL(sim_gbvp_new(&c, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "bit errors"));
     /* bad link settings are refused with a reason */
     up_phy_cfg l = up_phy_cfg_startup();
     CU_ASSERT_EQUAL(sim_gbvp_parse_link(&l, "HS-G4A", NULL, NULL, err, sizeof err), -EINVAL);
@@ -444,6 +460,7 @@ static const unit_test sim_tests[] = {
     UNIT_TEST(test_sim_answers_bad_cport_control_with_invalid),
     UNIT_TEST(test_sim_clear_of_hd_cport_0_ends_the_svc_session),
     UNIT_TEST(test_sim_timed_latency_is_the_model_prediction_and_follows_set_pwrm),
+    UNIT_TEST(test_sim_message_level_latency_is_the_same_prediction),
     UNIT_TEST(test_sim_timed_with_bit_errors_delivers_everything_exactly_once),
     UNIT_TEST(test_sim_clock_fast_jumps_to_events_and_realtime_waits_for_them),
     UNIT_TESTS_END,
