@@ -70,6 +70,8 @@ int model_parse_time(const char *s, sim_time *out)
     return 0;
 }
 
+#define MODEL_RATE_MAX 1e12 /* b/s */
+
 int model_parse_rate(const char *s, double *bps)
 {
     char *end;
@@ -86,6 +88,10 @@ int model_parse_rate(const char *s, double *bps)
     else if (!strcasecmp(end, "Gb/s"))
         scale = 1e9;
     else
+        return -EINVAL;
+    /* far above any UniPro link (HS-G3 x2 ~ 11.6 Gb/s); beyond it a cbr or poisson
+     * flow's gap rounds to 0 ps and the run never advances */
+    if (v * scale > MODEL_RATE_MAX)
         return -EINVAL;
     *bps = v * scale;
     return 0;
@@ -405,7 +411,7 @@ static int parse_traffic(model *m, char **w, unsigned n, const char *where, char
             response = true;
         } else if (!strcmp(o[i].key, "rate")) {
             if (model_parse_rate(o[i].val, &f.cfg.rate_bps))
-                BAD("a rate such as 1Gb/s");
+                BAD("a rate such as 1Gb/s, at most 1Tb/s");
             rate = true;
         } else if (!strcmp(o[i].key, "depth")) {
             if (parse_uint(o[i].val, 1u << 16, &v) || !v)

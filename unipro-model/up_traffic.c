@@ -118,7 +118,8 @@ static void tick(void *ctx)
     double gap = mean_ps;
     if (t->cfg.kind == UP_TRAFFIC_POISSON)
         gap = -log(up_rng_unit(&t->rng)) * mean_ps;
-    sim_schedule(t->s, (sim_time)(gap + 0.5), tick, t, &t->timer);
+    sim_time next = (sim_time)(gap + 0.5);
+    sim_schedule(t->s, next ? next : 1, tick, t, &t->timer); /* time must advance */
 }
 
 static void begin(void *ctx)

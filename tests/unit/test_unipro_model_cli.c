@@ -56,6 +56,9 @@ static void test_model_errors_name_the_line(void)
     /* fuzz_model: 17+ options on one line overflowed the option array (stack) */
     expect_error("node A dev=2 a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1 j=1 k=1 l=1 m=1 n=1 o=1 "
                  "p=1 q=1\n", ":1: too many options (at most 16)");
+    /* fuzz_model: a cbr/poisson rate so high that the gap rounded to 0 ps hung the run */
+    expect_error("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=poisson rate=1e22Mb/s\n",
+                 ":4: rate: bad value '1e22Mb/s' (a rate such as 1Gb/s, at most 1Tb/s)");
     /* errors found when building name the statement's line too */
     expect_error("node A dev=2\nnode B dev=3\ntraffic A B\n", ":3: no path from A to B");
 }
