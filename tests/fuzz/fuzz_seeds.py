@@ -362,6 +362,9 @@ MODELS = {
                   "link AP M gear=PWM-G1 lanes=1 ber=1e-6 drop=0.001 seed=7 down=1us up=2us\n"
                   "traffic AP M kind=cbr size=256 rate=10Mb/s count=20 start=0ns stop=5us\n"
                   "traffic M AP kind=poisson size=128 rate=1Mb/s tc=1 response=8\nrun 5us\n",
+    "saturate": "node A dev=2\nnode B dev=3\nnode C dev=4\nswitch S ports=3\nlink A S:0\n"
+                "link S:1 B lanes=2\nlink C S:2\ntraffic A B kind=saturate size=1024\n"
+                "traffic C B size=256\nrun 100us\n",
     "ct-switch": "switch S ports=3 mode=ct credits=16\nnode A dev=2\nnode B dev=3\n"
                  "node C dev=4\nlink A S:0\nlink B S:1 gear=HS-G1A\nlink C S:2 gear=HS-G2B\n"
                  "traffic A C size=1024\ntraffic B C size=1024 e2efc=on\nrun 1ms\n",
@@ -374,6 +377,7 @@ def model_seeds():
     for name, text in MODELS.items():
         out(t, name + "-lines", b"\x00" + text.encode())
         out(t, name + "-file", b"\x01" + text.encode())
+        out(t, name + "-fast", b"\x03" + text.encode())
 
 
 def behaviour_seeds():
