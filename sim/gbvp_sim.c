@@ -32,6 +32,16 @@ typedef struct out_rec {
     uint8_t data[GB_MSG_MAX_SIZE];
 } out_rec;
 
+/* The SVC connection's messages in the network, oldest first, each with the AP session it
+ * belongs to: those of a session that ended (QEMU gone, bus reset, hd CPort 0 cleared or
+ * connected anew) are dropped on arrival instead of reaching the next session. One FIFO per
+ * direction, as the network delivers a connection's messages in order. */
+#define SVC_FLIGHT_MAX 256u
+typedef struct svc_flights {
+    uint32_t session[SVC_FLIGHT_MAX];
+    unsigned head, count;
+} svc_flights;
+
 typedef struct bridge_cport {
     uint32_t flags;
     bool connected;
@@ -44,6 +54,8 @@ struct sim_gbvp {
     gb_slots *slots;
     sim_kernel *k;
     sim_net *net;       /* NULL: timing off */
+    uint32_t session;   /* AP sessions begun or ended so far */
+    svc_flights svc_fl[2]; /* [0]: AP -> SVC, [1]: SVC -> AP */
     sim_time now;
     bridge_cport cports[256];
     out_rec *outq;
@@ -154,14 +166,44 @@ static void queue_to_ap(sim_gbvp *s, uint16_t hd_cport, const uint8_t *msg, size
     flush_out(s);
 }
 
+static bool svc_send(sim_gbvp *s, bool to_svc, const uint8_t *msg, size_t len)
+{
+    svc_flights *f = &s->svc_fl[to_svc ? 0 : 1];
+    gb_svc_path p = sim_net_svc_path(s->net, to_svc);
+    if (f->count == SVC_FLIGHT_MAX || sim_net_send(s->net, &p, msg, len))
+        return false;
+    f->session[(f->head + f->count++) % SVC_FLIGHT_MAX] = s->session;
+    return true;
+}
+
+/* true when the SVC message arriving now belongs to the current AP session */
+static bool svc_arrived(sim_gbvp *s, bool to_svc)
+{
+    svc_flights *f = &s->svc_fl[to_svc ? 0 : 1];
+    if (!f->count)
+        return true;
+    uint32_t sess = f->session[f->head];
+    f->head = (f->head + 1) % SVC_FLIGHT_MAX;
+    f->count--;
+    if (sess == s->session)
+        return true;
+    logf_(s, GB_SVC_LOG_DEBUG, "timing: SVC message of an ended AP session dropped");
+    return false;
+}
+
+static void ap_session_ended(sim_gbvp *s)
+{
+    s->session++;
+    gb_svc_ap_lost(s->svc, s->now);
+}
+
 static void to_ap(void *ctx, uint16_t hd_cport, const uint8_t *msg, size_t len)
 {
     sim_gbvp *s = ctx;
     /* The SVC's own messages leave from the switch's internal port; data messages reach
      * this sink only once they have crossed the network (gb_svc_path_deliver). */
     if (s->net && hd_cport == 0 && gbl_state(s->link) == GBL_STATE_UP) {
-        gb_svc_path p = sim_net_svc_path(s->net, false);
-        if (!sim_net_send(s->net, &p, msg, len))
+        if (svc_send(s, false, msg, len))
             return;
         logf_(s, GB_SVC_LOG_WARN, "timing: SVC message not timed, delivered at once");
     }
@@ -176,10 +218,13 @@ static void net_arrived(void *ctx, const gb_svc_path *p, const uint8_t *msg, siz
     sim_gbvp *s = ctx;
     s->now = now;
     if (p->dst_intf == SIM_NET_SVC_INTF) {
-        gb_svc_from_ap(s->svc, 0, msg, len, now);
-        sim_net_sync(s->net, s->svc);
+        if (svc_arrived(s, true)) {
+            gb_svc_from_ap(s->svc, 0, msg, len, now);
+            sim_net_sync(s->net, s->svc);
+        }
     } else if (p->src_intf == SIM_NET_SVC_INTF) {
-        queue_to_ap(s, 0, msg, len);
+        if (svc_arrived(s, false))
+            queue_to_ap(s, 0, msg, len);
     } else {
         gb_svc_path_deliver(s->svc, p, msg, len, now);
     }
@@ -245,12 +290,13 @@ static void cport_control(sim_gbvp *s, const gbl_record *rec)
     gbl_send_result(s->link, rec, GBL_STATUS_OK, NULL, 0, s->now / 1000u);
     if (rec->type == GBL_T_CPORT_CONNECTED && c == 0) {
         logf_(s, GB_SVC_LOG_INFO, "bridge: SVC connection up (hd CPort 0), starting the SVC");
+        s->session++;
         gb_svc_start(s->svc, s->now);
     } else if ((rec->type == GBL_T_CPORT_CLEAR || rec->type == GBL_T_CPORT_RESET) && c == 0) {
         /* The host driver is going away (unbind, shutdown): nothing more goes to it until
          * a new instance connects hd CPort 0 again. */
         logf_(s, GB_SVC_LOG_INFO, "bridge: SVC connection closed by the AP");
-        gb_svc_ap_lost(s->svc, s->now);
+        ap_session_ended(s);
     }
 }
 
@@ -271,7 +317,7 @@ static void on_record(void *ctx, const gbl_record *rec)
         return;
     case GBL_T_LINK_DOWN:
         logf_(s, GB_SVC_LOG_INFO, "bridge: USB side down (bus reset or unplug)");
-        gb_svc_ap_lost(s->svc, s->now);
+        ap_session_ended(s);
         memset(s->cports, 0, sizeof s->cports);
         return;
     case GBL_T_GB_MESSAGE:
@@ -293,11 +339,8 @@ static void on_record(void *ctx, const gbl_record *rec)
             memcpy(buf, rec->payload, rec->len);
             if (rec->len >= 8)
                 buf[6] = buf[7] = 0; /* ES2 carries the hd CPort in pad[0]; UniPro does not */
-            if (s->net && rec->cport == 0) {
-                gb_svc_path p = sim_net_svc_path(s->net, true);
-                if (!sim_net_send(s->net, &p, buf, rec->len))
-                    return;
-            }
+            if (s->net && rec->cport == 0 && svc_send(s, true, buf, rec->len))
+                return;
             gb_svc_from_ap(s->svc, rec->cport, buf, rec->len, s->now);
             if (s->net)
                 sim_net_sync(s->net, s->svc);
@@ -353,7 +396,7 @@ static void on_down(void *ctx, int err, const char *why)
           "bridge: QEMU gone (%s); waiting for it again", why);
     s->out_count = 0;
     memset(s->cports, 0, sizeof s->cports);
-    gb_svc_ap_lost(s->svc, s->now);
+    ap_session_ended(s);
 }
 
 static void on_writable(void *ctx)

@@ -223,14 +223,18 @@ static void test_sim_answers_bad_cport_control_with_invalid(void)
     rig_down(&r);
 }
 
-static void test_sim_clear_of_hd_cport_0_ends_the_svc_session(void)
+static void clear_ends_session(const sim_gbvp_config *timing)
 {
     rig r;
-    rig_up(&r, "vibrator");
+    rig_up_timed(&r, "vibrator", timing);
     CU_ASSERT_EQUAL(tap_probe(r.ap), 0);
     tap_run(r.ap);
     CU_ASSERT_TRUE(tap_interface(r.ap, 2).enabled);
     CU_ASSERT_TRUE(gb_svc_handshake_done(sim_gbvp_svc(r.sim)));
+    /* a PING still crossing the network when the session ends must not reach the next */
+    uint8_t ping[GB_MSG_HEADER_SIZE];
+    gb_msg_build(ping, sizeof ping, 0x4444, GB_SVC_TYPE_PING, 0, NULL, 0);
+    CU_ASSERT_EQUAL(gbl_send_msg(r.client, GBL_T_GB_MESSAGE, 0, 0, 0, ping, sizeof ping), 0);
     /* the host driver unbinds: flush, quiesce, clear of the SVC CPort */
     CU_ASSERT_EQUAL(gbl_send_msg(r.client, GBL_T_CPORT_CLEAR, 0, 99, 0, NULL, 0), 0);
     pump(&r);
@@ -244,7 +248,20 @@ static void test_sim_clear_of_hd_cport_0_ends_the_svc_session(void)
     tap_run(r.ap);
     CU_ASSERT_TRUE(tap_interface(r.ap, 2).enabled);
     CU_ASSERT_EQUAL(r.bad_results, 0);
+    CU_ASSERT_EQUAL(tap_trace_find(r.ap, 0, "unexpected"), -1);
+    CU_ASSERT_EQUAL(tap_trace_find(r.ap, 0, "-> -"), -1);
     rig_down(&r);
+}
+
+static void test_sim_clear_of_hd_cport_0_ends_the_svc_session(void)
+{
+    clear_ends_session(NULL);
+}
+
+static void test_sim_timed_session_end_drops_svc_messages_in_flight(void)
+{
+    sim_gbvp_config t = { .timing = SIM_TIMING_FRAME };
+    clear_ends_session(&t);
 }
 
 /* ---- with the timing model ---- */
@@ -461,6 +478,7 @@ static const unit_test sim_tests[] = {
     UNIT_TEST(test_sim_clear_of_hd_cport_0_ends_the_svc_session),
     UNIT_TEST(test_sim_timed_latency_is_the_model_prediction_and_follows_set_pwrm),
     UNIT_TEST(test_sim_message_level_latency_is_the_same_prediction),
+    UNIT_TEST(test_sim_timed_session_end_drops_svc_messages_in_flight),
     UNIT_TEST(test_sim_timed_with_bit_errors_delivers_everything_exactly_once),
     UNIT_TEST(test_sim_clock_fast_jumps_to_events_and_realtime_waits_for_them),
     UNIT_TESTS_END,
