@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Boots the gbvp guest (scripts/build-guest.sh: kernel + busybox initramfs with gbvp-agent)
 # in QEMU. The serial console (ttyS0) goes to DIR/console.log; the guest agent's channel
-# (ttyS1 on x86_64; the virtio console hvc0 on arm64) is the Unix socket DIR/agent.sock, served by QEMU (server=on,wait=off), which
+# (a virtio console, hvc0 in the guest) is the Unix socket DIR/agent.sock, served by QEMU (server=on,wait=off), which
 # `gbvp agent --socket DIR/agent.sock -- CMD` talks to. QEMU exits when the guest runs
 # `reboot -f` (-no-reboot) or panics (panic=-1).
 #
@@ -115,8 +115,8 @@ rm -f "$sock"
 
 if [ "$arch" = x86_64 ]; then
     machine=(-M pc)
-    cmdline="console=ttyS0 panic=-1 gbvp.agent=/dev/ttyS1"
-    agent_port=(-serial chardev:agent)
+    cmdline="console=ttyS0 panic=-1 gbvp.agent=/dev/hvc0"
+    agent_port=(-device virtio-serial-pci -device virtconsole,chardev=agent)
 else
     machine=(-M virt -cpu cortex-a57)
     cmdline="console=ttyAMA0 panic=-1 gbvp.agent=/dev/hvc0"
