@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // gbvp-agent: the in-guest end of the guest agent channel. It serves one byte stream (the
-// second serial port /dev/ttyS1 in the gbvp guest, or stdin/stdout with "-") and runs shell
+// virtio console /dev/hvc0 in the gbvp guest, a serial port, or stdin/stdout with "-") and runs shell
 // commands on request, returning their exit status and output. Built as a static binary so
 // the initramfs needs no libraries. The protocol, in full (all header lines are ASCII and
 // end with "\n"; TOKEN is 1-64 characters of [A-Za-z0-9_.-]):

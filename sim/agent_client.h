@@ -4,7 +4,7 @@
 // status and output. Two layers:
 //   - sim_agent_decoder: sans-IO. Bytes from the agent in, decoded replies out.
 //   - sim_agent: a blocking client on a connected stream descriptor (the Unix socket QEMU
-//     serves for the guest's second serial port, or any socket speaking the protocol).
+//     serves for the guest's virtio console, or any socket speaking the protocol).
 #ifndef GBVP_SIM_AGENT_CLIENT_H
 #define GBVP_SIM_AGENT_CLIENT_H
 
