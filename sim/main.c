@@ -6,6 +6,7 @@
 
 #include "sim/agent_client.h"
 #include "sim/control.h"
+#include "sim/run_cli.h"
 #include "sim/scenario.h"
 #include "sim/sim_cli.h"
 #include "sim/version.h"
@@ -26,6 +27,7 @@ static const sim_command commands[] = {
     { "manifest", manifest_cli_main, "convert or check a Greybus manifest (.mnfs, .mnfb)" },
     { "model", model_cli_main, "run a UniPro network on the timing model without QEMU" },
     { "module", module_cli_main, "list the module catalog, check entries (manifest + behaviour)" },
+    { "run", sim_run_cli_main, "build, boot the guest with the simulator and run a scenario" },
     { "scenario", sim_scenario_cli_main, "run one Lua scenario against the simulator (TAP)" },
     { "sim", sim_cli_main, "run the simulator alone (SVC, switch, modules) for QEMU to connect" },
     { "test", sim_test_cli_main, "run scenarios in parallel: TAP, JUnit XML, a summary" },
