@@ -726,7 +726,8 @@ int sim_run_cli_main(int argc, char **argv)
         char err[256];
         if (sim_agent_connect_unix(r->agent_sock, 30000, &r->agent, err, sizeof err) ||
             sim_agent_wait_ready(r->agent, 300000) != SIM_AGENT_OK) {
-            say(r, "the guest agent did not answer within 300 s (%s); console %s/console.log",
+            if (!stop_requested)
+                say(r, "the guest agent did not answer within 300 s (%s); console %s/console.log",
                 r->agent ? sim_agent_last_error(r->agent) : err, r->dir);
             ok = false;
         } else {
