@@ -736,14 +736,14 @@ int sim_run_cli_main(int argc, char **argv)
             ok = r->failed == 0;
         }
     }
+    ok = ok && !stop_requested;
     if (!stop_requested && r->o.keep_running && pid_alive(r->qemu_pid))
-        keep_running(r);
+        keep_running(r); /* Ctrl-C is how this ends: the verdict is the scenario's */
     if (stop_requested)
         say(r, "interrupted: stopping QEMU and the simulator");
-    ok = ok && !stop_requested;
     stop_all(r);
     say(r, "%u passed, %u failed%s", r->passed, r->failed, ok ? "" : " -- FAILED");
-    if (ok) {
+    if (ok && !r->o.keep_running) {
         char cmd[128];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", r->dir);
         if (system(cmd) != 0)
