@@ -37,6 +37,19 @@ EOF
 
 die() { echo "run-guest: $*" >&2; exit 1; }
 
+# Installs Debian packages that are missing (as root; otherwise says what to install).
+need_packages() {
+    local missing=() p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    [ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]} (apt-get install them, or run as root)"
+    echo "run-guest: installing ${missing[*]}" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=900 "${missing[@]}" >&2 ||
+        die "apt-get could not install ${missing[*]}"
+}
+
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 arch=x86_64 dir= background=0 interactive=0 accel=tcg qemu= system_qemu=0 kernel= initrd= append= memory=256
 devices=() extra=()
@@ -89,6 +102,7 @@ if [ -z "$qemu" ] && [ "$system_qemu" -eq 0 ]; then
     if [ -n "$own" ] && [ -x "$own" ]; then
         qemu=$own
         # gbvp's QEMU is configured with --disable-install-blobs: firmware from Debian's packages
+        [ "$arch" = x86_64 ] && need_packages seabios qemu-system-data
         firmware=(-L /usr/share/qemu -L /usr/share/seabios)
     elif [ "$wants_greybus" -eq 1 ]; then
         die "-device greybus-es2 needs gbvp's QEMU, which is not built${own:+ (expected at $own)}: run scripts/build-qemu.sh"
@@ -97,6 +111,8 @@ if [ -z "$qemu" ] && [ "$system_qemu" -eq 0 ]; then
     fi
 fi
 if [ -z "$qemu" ]; then
+    command -v "qemu-system-$qarch" >/dev/null ||
+        need_packages "$([ "$arch" = arm64 ] && echo qemu-system-arm || echo qemu-system-x86)"
     qemu=$(command -v "qemu-system-$qarch" || true)
     [ -n "$qemu" ] || die "no qemu-system-$qarch: run scripts/build-qemu.sh, or apt-get install $([ "$arch" = arm64 ] && echo qemu-system-arm || echo qemu-system-x86)"
 fi
