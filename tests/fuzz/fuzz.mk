@@ -2,7 +2,8 @@
 # libFuzzer targets for every parser of untrusted input besides manifests (those are in
 # virtual-modules/part.mk). Included by the top-level Makefile after the parts, so the
 # parts' source lists are known. Objects are built once with $(FUZZ_CC) $(FUZZ_CFLAGS)
-# into $(B)/fuzz/obj/ and shared by the targets; see tests/fuzz/README.md.
+# into $(B)/fuzz/obj/, archived per part (so a part may add sources the targets do not
+# use) and shared by the targets; see tests/fuzz/README.md.
 
 FUZZ_OBJ := $(B)/fuzz/obj
 fuzz_objs = $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(1))
@@ -11,24 +12,39 @@ $(FUZZ_OBJ)/%.o: %.c
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
 
-# fuzz_target NAME SOURCES: $(B)/fuzz/NAME from tests/fuzz/NAME.c and SOURCES.
-define fuzz_target
-FUZZ_TARGETS += $(B)/fuzz/$(1)
-$(B)/fuzz/$(1): $(call fuzz_objs,tests/fuzz/$(1).c $(2))
+# fuzz_lib NAME SOURCES: $(B)/fuzz/lib/libNAME.a, sanitizer-instrumented.
+define fuzz_lib
+FUZZ_LIB_$(1) := $(B)/fuzz/lib/lib$(1).a
+$(B)/fuzz/lib/lib$(1).a: $(call fuzz_objs,$(2))
 	@mkdir -p $$(@D)
-	$$(Q)$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $$^ -lm -lpthread -lutil
+	$$(Q)rm -f $$@ && $$(AR) rcs $$@ $$^
 endef
 
-FUZZ_VM_SRCS := $(filter-out virtual-modules/manifest_cli.c virtual-modules/module_cli.c,$(VM_SRCS))
+# fuzz_target NAME OBJECT_SOURCES LIBS: $(B)/fuzz/NAME from tests/fuzz/NAME.c.
+define fuzz_target
+FUZZ_TARGETS += $(B)/fuzz/$(1)
+$(B)/fuzz/$(1): $(call fuzz_objs,tests/fuzz/$(1).c $(2)) $(3)
+	@mkdir -p $$(@D)
+	$$(Q)$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $(call fuzz_objs,tests/fuzz/$(1).c $(2)) \
+		-Wl,--start-group $(3) -Wl,--end-group -lm -lpthread -lutil
+endef
 
-$(eval $(call fuzz_target,fuzz_vm_interface,$(FUZZ_VM_SRCS)))
-$(eval $(call fuzz_target,fuzz_behaviour,$(FUZZ_VM_SRCS)))
-$(eval $(call fuzz_target,fuzz_svc,$(filter-out switch-model/switch.c,$(SWITCH_MODEL_SRCS)) \
-	$(FUZZ_VM_SRCS)))
-$(eval $(call fuzz_target,fuzz_gblink,$(GBLINK_SRCS) tests/unit/test_gblink_util.c))
-$(eval $(call fuzz_target,fuzz_es2,qemu-hw/es2_proto.c gblink/record.c))
-$(eval $(call fuzz_target,fuzz_model,$(filter-out unipro-model/model_cli.c,$(UP_MODEL_CLI_SRCS)) \
-	$(UNIPRO_MODEL_SRCS) $(SWITCH_MODEL_SRCS) $(FUZZ_VM_SRCS) sim/kernel.c))
+$(eval $(call fuzz_lib,vm,$(filter-out virtual-modules/manifest_cli.c \
+	virtual-modules/module_cli.c,$(VM_SRCS))))
+$(eval $(call fuzz_lib,switch,$(SWITCH_MODEL_SRCS)))
+$(eval $(call fuzz_lib,unipro,$(UNIPRO_MODEL_SRCS) \
+	$(filter-out unipro-model/model_cli.c,$(UP_MODEL_CLI_SRCS))))
+$(eval $(call fuzz_lib,gblink,$(GBLINK_SRCS)))
+$(eval $(call fuzz_lib,kernel,sim/kernel.c))
+
+$(eval $(call fuzz_target,fuzz_vm_interface,,$(FUZZ_LIB_vm)))
+$(eval $(call fuzz_target,fuzz_behaviour,,$(FUZZ_LIB_vm)))
+$(eval $(call fuzz_target,fuzz_svc,,$(FUZZ_LIB_switch) $(FUZZ_LIB_vm) $(FUZZ_LIB_unipro) \
+	$(FUZZ_LIB_kernel)))
+$(eval $(call fuzz_target,fuzz_gblink,tests/unit/test_gblink_util.c,$(FUZZ_LIB_gblink)))
+$(eval $(call fuzz_target,fuzz_es2,qemu-hw/es2_proto.c,$(FUZZ_LIB_gblink)))
+$(eval $(call fuzz_target,fuzz_model,,$(FUZZ_LIB_unipro) $(FUZZ_LIB_switch) $(FUZZ_LIB_vm) \
+	$(FUZZ_LIB_kernel)))
 
 .PHONY: fuzz-build
 fuzz-build: $(FUZZ_TARGETS)
