@@ -187,6 +187,7 @@ echo "   interface links hibernated so far (sim log): $suspends"
 use_all "after suspend"
 
 # --- removal -------------------------------------------------------------------------------
+mark_a=$(dmesg_lines)
 for m in sensor battery light keyboard vibrator loopback dual; do sim_send "remove ${slot[$m]}"; done
 if wait_guest 60 '[ "$(ls /sys/bus/greybus/devices)" = "$(printf "1-svc\ngreybus1")" ]'; then
     left=$(agent "ls /dev/$tty /dev/$gpiochip /dev/i2c-$i2cbus /dev/input/$event /sys/class/power_supply/$battery /sys/class/vibrator/vibrator0 /sys/class/gb_loopback/$loopdev 2>/dev/null; ls /sys/class/leds | grep gbvp")
@@ -199,10 +200,5 @@ else
     not_ok "removal: modules gone within 60 s" "$(agent 'ls /sys/bus/greybus/devices' | tr '\n' ' ')"
 fi
 
-problems=$(dmesg_problems)
-if [ -z "$problems" ]; then
-    ok "dmesg: no WARN, BUG, oops or greybus error ($(dmesg_expected | wc -l) expected -ENOTCONN/-ECANCELED line(s) of surprise removals)"
-else
-    not_ok "dmesg shows no WARN, BUG, oops or greybus error" "$problems"
-fi
+dmesg_verdict "$mark_a" "$(dmesg_lines)"
 finish
