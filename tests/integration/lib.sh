@@ -49,7 +49,8 @@ trap 'exit 130' INT TERM
 
 # gbvp_boot [SIM-ARGS...]: builds what is missing, starts `gbvp sim` (standard input from a
 # FIFO, output to run_dir/sim.log) and QEMU with the greybus-es2 device, and waits for the
-# guest agent. Sets qemu_t0_ms (QEMU start). Ends the test when any step fails.
+# guest agent. Sets sim_t0_ms and qemu_t0_ms (simulator and QEMU start). Ends the test when
+# any step fails.
 gbvp_boot() {
     if [ ! -x "$gbvp" ]; then
         make -j2 "$gbvp" >/dev/null || { not_ok "build $gbvp"; finish; }
@@ -64,6 +65,7 @@ gbvp_boot() {
     kernel=$(sed -n 's/^kernel: //p' <<<"$paths")
     initrd=$(sed -n 's/^initramfs: //p' <<<"$paths")
 
+    sim_t0_ms=$(now_ms)
     mkfifo "$run_dir/sim.in"
     exec 7<>"$run_dir/sim.in"
     "$gbvp" sim --link "$run_dir/gbvp.sock" "$@" <"$run_dir/sim.in" >"$run_dir/sim.log" 2>&1 &
@@ -155,4 +157,10 @@ dmesg_verdict() {
     else
         not_ok "dmesg shows no WARN, BUG, oops or greybus error" $p $c
     fi
+}
+
+# sim_log_time PATTERN: the simulator's timestamp (ms since it started) of the first sim.log
+# line matching PATTERN, empty when none.
+sim_log_time() {
+    grep -m1 -E "$1" "$run_dir/sim.log" | sed -n 's/^\[ *\([0-9]*\)\.\([0-9]\{3\}\).*/\1\2/p' | sed 's/^0*\([0-9]\)/\1/'
 }
