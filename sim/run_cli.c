@@ -322,12 +322,14 @@ static bool start_qemu(run_ctx *r)
     snprintf(script, sizeof script, "%s/scripts/run-guest.sh", r->repo);
     snprintf(dev, sizeof dev, "greybus-es2,link=%s", r->link);
     /* Without --qemu, run-guest.sh finds build-qemu.sh's binary itself and adds the
-     * firmware paths that build needs. */
+     * firmware paths that build needs (it has no blobs of its own); with --qemu, the same
+     * Debian firmware directories are added as extra search paths, harmless elsewhere. */
     char *argv[] = { script, "--background", "--dir", r->dir,
                      "--kernel", r->kernel, "--initrd", r->initrd,
                      "--device", "qemu-xhci,id=xhci", "--device", dev,
-                     r->o.kvm ? "--kvm" : "--background", r->o.qemu ? "--qemu" : NULL,
-                     (char *)r->o.qemu, NULL };
+                     r->o.kvm ? "--kvm" : "--background",
+                     r->o.qemu ? "--qemu" : NULL, (char *)r->o.qemu,
+                     "--", "-L", "/usr/share/qemu", "-L", "/usr/share/seabios", NULL };
     say(r, "QEMU: %s, 256 MiB, qemu-xhci + greybus-es2 (console %s/console.log)",
         r->o.kvm ? "KVM" : "TCG", r->dir);
     if (capture(argv, out, sizeof out) != 0) {
