@@ -9,9 +9,9 @@ for t in "$@"; do
     log=$(mktemp)
     bash "$t" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
-    line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    line=$(grep -E '^([A-Za-z0-9_.-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
     if [ -n "$line" ]; then
-        p=$(sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed.*/\2/' <<<"$line")
+        p=$(sed -E 's/^([A-Za-z0-9_.-]+: )?([0-9]+) passed.*/\2/' <<<"$line")
         f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
         passed=$((passed + p)); failed=$((failed + f))
     fi
