@@ -20,6 +20,9 @@ scenarios: $(B)/gbvp
 	$(Q)echo "the same scenarios through gbvp sim's simulator object and a real gblink link:"
 	$(Q)$(B)/gbvp test -j $(SCENARIO_JOBS) --artifacts $(B)/scenario-artifacts-gbvp-sim \
 		--junit $(B)/scenarios-gbvp-sim.xml --target gbvp-sim scenarios
+	$(Q)echo "the same with the UniPro timing model (gbvp.link, gbvp.fault; --timing frame):"
+	$(Q)$(B)/gbvp test -j $(SCENARIO_JOBS) --artifacts $(B)/scenario-artifacts-timing \
+		--junit $(B)/scenarios-timing.xml --target gbvp-sim --timing frame scenarios
 	$(Q)rm -rf $(B)/runner-check && if $(B)/gbvp test --artifacts $(B)/runner-check \
 		tests/scenarios >$(B)/runner-check.out 2>&1; then \
 		echo "gbvp test passed a failing scenario"; exit 1; fi; \
@@ -39,3 +42,4 @@ $(eval $(call unit_test,test_scenario_gbvp,tests/unit/test_scenario_gbvp.c sim/s
 
 # The same scenarios against the real guest in QEMU (make integration).
 INTEGRATION_TESTS += scenarios/guest_test.sh
+$(eval $(call unit_test,test_scenario_link,tests/unit/test_scenario_link.c sim/scenario_gbvp.c sim/gbvp_sim.c sim/gbvp_net.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libgblink.a $(B)/lib/libsim_agent.a $(B)/lib/libunipro_model.a $(B)/lib/libsim_kernel.a))

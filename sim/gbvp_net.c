@@ -242,6 +242,11 @@ bool sim_net_link_cfg(const sim_net *n, unsigned port, up_phy_cfg *out)
     return true;
 }
 
+size_t sim_net_in_flight(const sim_net *n)
+{
+    return n->fl_count;
+}
+
 uint64_t sim_net_replays(const sim_net *n)
 {
     uint64_t r = 0;
@@ -252,6 +257,83 @@ uint64_t sim_net_replays(const sim_net *n)
                  up_port_stats_get(up_link_port(l, 1))->tx_replays;
     }
     return r;
+}
+
+static up_link *control_link(sim_net *n, unsigned port, char *err, size_t errlen)
+{
+    if (n->mt) {
+        snprintf(err, errlen, "the message-level timing has no link faults or runtime power "
+                 "modes (use --timing frame)");
+        return NULL;
+    }
+    up_link *l = port < n->cfg.ports ? sw_transit_link(n->tr, port) : NULL;
+    if (!l)
+        snprintf(err, errlen, "the link of switch port %u has carried no traffic yet (insert "
+                 "the module and let the AP enumerate it first)", port);
+    return l;
+}
+
+int sim_net_link_set(sim_net *n, unsigned port, const up_phy_cfg *phy, char *err,
+                     size_t errlen)
+{
+    up_link *l = control_link(n, port, err, errlen);
+    if (!l)
+        return -ENODEV;
+    int rc = up_link_set_power_mode(l, phy, err, errlen);
+    if (rc == -EBUSY)
+        snprintf(err, errlen, "the link of switch port %u is %s, not up: no power mode change "
+                 "now", port, up_link_state_name(up_link_get_state(l)));
+    return rc;
+}
+
+int sim_net_link_fault(sim_net *n, unsigned port, const sim_net_fault *f, char *err,
+                       size_t errlen)
+{
+    up_link *l = control_link(n, port, err, errlen);
+    if (!l)
+        return -ENODEV;
+    up_fault_cfg fc = up_link_get_cfg(l)->faults;
+    if (f->set_ber) {
+        if (!(f->ber >= 0 && f->ber < 1e-2)) {
+            snprintf(err, errlen, "bit error rate %g outside [0, 0.01)", f->ber);
+            return -EINVAL;
+        }
+        fc.ber = f->ber;
+    }
+    if (f->set_drop) {
+        if (!(f->drop >= 0 && f->drop < 1)) {
+            snprintf(err, errlen, "drop probability %g outside [0, 1)", f->drop);
+            return -EINVAL;
+        }
+        fc.drop = f->drop;
+    }
+    if ((f->set_ber || f->set_drop) && up_link_set_faults(l, &fc)) {
+        snprintf(err, errlen, "the link refused the fault settings");
+        return -EINVAL;
+    }
+    if (f->set_down)
+        up_link_set_down(l, f->down);
+    return 0;
+}
+
+bool sim_net_link_info_get(const sim_net *n, unsigned port, sim_net_link_info *out)
+{
+    up_link *l = n->tr && port < n->cfg.ports ? sw_transit_link(n->tr, port) : NULL;
+    if (!l)
+        return false;
+    const up_link_cfg *c = up_link_get_cfg(l);
+    *out = (sim_net_link_info){ .phy = c->phy, .ber = c->faults.ber, .drop = c->faults.drop,
+                                .state = up_link_state_name(up_link_get_state(l)) };
+    for (unsigned side = 0; side < 2; side++) {
+        const up_port_stats *st = up_port_stats_get(up_link_port(l, side));
+        out->frames += st->tx_frames;
+        out->replays += st->tx_replays;
+        out->replay_timeouts += st->tx_replay_timeouts;
+        out->crc_errors += st->rx_crc_errors;
+        out->dropped += st->rx_dropped;
+        out->duplicates += st->rx_duplicates;
+    }
+    return true;
 }
 
 static const char *port_name(const sim_net *n, unsigned port, char *buf, size_t len)

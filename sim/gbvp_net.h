@@ -70,12 +70,43 @@ const char *sim_net_dir_name(sim_net_dir dir);
 /* The link of a switch port as it is now; false until the port first carried traffic. */
 bool sim_net_link_cfg(const sim_net *n, unsigned port, up_phy_cfg *out);
 
+/* Messages sent and not yet delivered (those the model lost age out after 4096 more). */
+size_t sim_net_in_flight(const sim_net *n);
 /* Replays (go-back-N resends after CRC errors or timeouts) on every link, both ways. */
 uint64_t sim_net_replays(const sim_net *n);
+
+/* Runtime control of the link of a switch port (frame-level timing only; the link exists
+ * once the port first carried traffic). 0, or -errno with the reason in err. */
+int sim_net_link_set(sim_net *n, unsigned port, const up_phy_cfg *phy, char *err,
+                     size_t errlen);
+typedef struct sim_net_fault {
+    bool set_ber, set_drop, set_down;
+    double ber, drop; /* [0, 0.01) / [0, 1) */
+    bool down;        /* link down (frames on the wire lost) or up again (start-up, replay) */
+} sim_net_fault;
+int sim_net_link_fault(sim_net *n, unsigned port, const sim_net_fault *f, char *err,
+                       size_t errlen);
+/* The link of a switch port with its counters (both directions summed). false when the
+ * port has no frame-level link (yet). */
+typedef struct sim_net_link_info {
+    up_phy_cfg phy;
+    const char *state; /* "up", "down", ... */
+    double ber, drop;
+    uint64_t frames, replays, replay_timeouts, crc_errors, dropped, duplicates;
+} sim_net_link_info;
+bool sim_net_link_info_get(const sim_net *n, unsigned port, sim_net_link_info *out);
 
 /* The network behind a `gbvp sim` simulator (sim/gbvp_sim.c); NULL when timing is off. */
 struct sim_gbvp;
 sim_net *sim_gbvp_net(struct sim_gbvp *s);
+/* The link of the interface in `slot` (sim_net_link_set / _fault / _info_get on its switch
+ * port). -ENOTSUP with the reason in err when timing is off, -EINVAL for a bad slot. */
+int sim_gbvp_link_set(struct sim_gbvp *s, unsigned slot, const up_phy_cfg *phy, char *err,
+                      size_t errlen);
+int sim_gbvp_link_fault(struct sim_gbvp *s, unsigned slot, const sim_net_fault *f, char *err,
+                        size_t errlen);
+int sim_gbvp_link_info(struct sim_gbvp *s, unsigned slot, sim_net_link_info *out, char *err,
+                       size_t errlen);
 
 /* Human-readable summary (the `status` command). */
 void sim_net_print(const sim_net *n, FILE *out);

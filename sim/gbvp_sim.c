@@ -666,6 +666,56 @@ sim_net *sim_gbvp_net(sim_gbvp *s)
     return s->net;
 }
 
+/* The switch port of the interface in slot (port of interface i is i), or -errno. */
+static int slot_port(sim_gbvp *s, unsigned slot, char *err, size_t errlen)
+{
+    if (!s->net) {
+        snprintf(err, errlen, "timing is off: there is no UniPro link model (run the simulator "
+                 "with --timing frame)");
+        return -ENOTSUP;
+    }
+    if (slot >= s->cfg.num_slots) {
+        snprintf(err, errlen, "slot %u outside 0..%u", slot, s->cfg.num_slots - 1);
+        return -EINVAL;
+    }
+    return gb_svc_slot_intf_id(s->svc, slot);
+}
+
+int sim_gbvp_link_set(sim_gbvp *s, unsigned slot, const up_phy_cfg *phy, char *err,
+                      size_t errlen)
+{
+    int port = slot_port(s, slot, err, errlen);
+    return port < 0 ? port : sim_net_link_set(s->net, (unsigned)port, phy, err, errlen);
+}
+
+int sim_gbvp_link_fault(sim_gbvp *s, unsigned slot, const sim_net_fault *f, char *err,
+                        size_t errlen)
+{
+    int port = slot_port(s, slot, err, errlen);
+    if (port < 0)
+        return port;
+    int rc = sim_net_link_fault(s->net, (unsigned)port, f, err, errlen);
+    if (!rc)
+        logf_(s, GB_SVC_LOG_INFO, "timing: link of slot %u:%s%s%s", slot,
+              f->set_ber ? " bit errors set" : "", f->set_drop ? " frame drops set" : "",
+              f->set_down ? (f->down ? " down" : " up") : "");
+    return rc;
+}
+
+int sim_gbvp_link_info(sim_gbvp *s, unsigned slot, sim_net_link_info *out, char *err,
+                       size_t errlen)
+{
+    int port = slot_port(s, slot, err, errlen);
+    if (port < 0)
+        return port;
+    if (!sim_net_link_info_get(s->net, (unsigned)port, out)) {
+        snprintf(err, errlen, "the link of slot %u has no frame-level model yet (it carried no "
+                 "traffic, or timing is message-level)", slot);
+        return -ENODEV;
+    }
+    return 0;
+}
+
 gb_svc *sim_gbvp_svc(sim_gbvp *s)
 {
     return s->svc;

@@ -31,6 +31,25 @@ typedef struct sim_scenario_intf {
     unsigned bundles, bound_bundles, connections;
 } sim_scenario_intf;
 
+/* A fault on a modelled UniPro link (gbvp.fault); only the fields with set_* change. */
+typedef struct sim_scenario_fault {
+    bool set_ber, set_drop, set_down;
+    double ber, drop;
+    bool down;
+    sim_time delay;   /* applied this much simulated time from now (0: at once) */
+    sim_time down_for; /* with down: the link comes up again this long after going down */
+} sim_scenario_fault;
+
+/* A modelled UniPro link as it is now (gbvp.link_stats), both directions summed. */
+typedef struct sim_scenario_link {
+    char mode[32];  /* e.g. "HS-G2B x2" */
+    char state[24]; /* "up", "down", "startup", ... */
+    double ber, drop;
+    uint64_t frames, replays, replay_timeouts, crc_errors, dropped, duplicates;
+    /* Whole network: messages from the AP to interfaces and back, sent and delivered. */
+    uint64_t to_intf_sent, to_intf_delivered, from_intf_sent, from_intf_delivered;
+} sim_scenario_link;
+
 /* What the engine drives. Operations marked optional may be NULL: the script then gets an
  * error saying the target lacks them. */
 typedef struct sim_scenario_target {
@@ -68,6 +87,16 @@ typedef struct sim_scenario_target {
      * reply, or -1 with the reason. */
     int (*command)(void *ctx, unsigned slot, unsigned index, const char *line, char *reply,
                    size_t len);
+    /* Optional (a target whose simulator runs the UniPro timing model): the link of the
+     * interface in `slot`: a power mode change (gear "HS-G2", "PWM-G3" ...; series "A"/"B";
+     * lanes "1"/"2"; each NULL = keep), a fault, its state and counters. 0 or a negative
+     * errno with the reason in err. */
+    int (*link_set)(void *ctx, unsigned slot, const char *gear, const char *series,
+                    const char *lanes, char *err, size_t errlen);
+    int (*link_fault)(void *ctx, unsigned slot, const sim_scenario_fault *f, char *err,
+                      size_t errlen);
+    int (*link_info)(void *ctx, unsigned slot, sim_scenario_link *out, char *err,
+                     size_t errlen);
     void *ctx;
 } sim_scenario_target;
 
@@ -141,6 +170,7 @@ typedef struct sim_scenario_gbvp_config {
     const char *agent_path;
     unsigned connect_timeout_s; /* guest: how long to wait for QEMU and the SVC handshake */
     bool verbose;
+    const char *timing;         /* "off" (NULL), "frame" or "message" (gbvp sim --timing) */
 } sim_scenario_gbvp_config;
 sim_scenario_gbvp *sim_scenario_gbvp_new(const sim_scenario_gbvp_config *cfg, char *err,
                                          size_t errlen);

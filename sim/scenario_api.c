@@ -9,6 +9,7 @@
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sim/agent_client.h"
 #include "virtual-modules/gpio.h"
@@ -679,18 +680,168 @@ static int l_cmd(lua_State *L)
 
 /* ---- link settings and faults ---- */
 
+static const char *const no_link_model =
+    "%s: target %s has no UniPro link model (use --target gbvp-sim --timing frame)";
+
+/* Raises an error naming the first key of the table at `arg` not in `keys`. */
+static void check_keys(lua_State *L, int arg, const char *fn, const char *const *keys)
+{
+    luaL_checktype(L, arg, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, arg)) {
+        lua_pop(L, 1);
+        bool known = false;
+        for (size_t i = 0; keys[i] && !known; i++)
+            known = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), keys[i]);
+        if (!known) {
+            const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(not a name)";
+            sc_error(L, "%s: unknown setting '%s'", fn, k);
+        }
+    }
+}
+
+/* A string or number field of table `arg` as text in buf; NULL when absent. */
+static const char *field_text(lua_State *L, int arg, const char *key, char *buf, size_t len)
+{
+    lua_getfield(L, arg, key);
+    const char *v = NULL;
+    if (lua_type(L, -1) == LUA_TNUMBER && lua_isinteger(L, -1)) {
+        snprintf(buf, len, "%lld", (long long)lua_tointeger(L, -1));
+        v = buf;
+    } else if (lua_type(L, -1) == LUA_TSTRING) {
+        snprintf(buf, len, "%s", lua_tostring(L, -1));
+        v = buf;
+    } else if (!lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        sc_error(L, "gbvp.link: %s must be a string or an integer", key);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+/* gbvp.link(slot, {gear=, series=, lanes=, mode=}): a power mode change on the modelled
+ * link of the interface in slot. gear is "HS-G2B", "PWM-G3" ... or a number with
+ * mode = "hs" (default) or "pwm"; series "A"/"B"; lanes 1 or 2. */
 static int l_link(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    return sc_error(L, "gbvp.link: the UniPro link model is not wired into the simulator "
-                      "yet (target %s): link settings cannot be changed", sc->t.name);
+    if (!sc->t.link_set)
+        return sc_error(L, no_link_model, "gbvp.link", sc->t.name);
+    unsigned slot = check_slot(L, 1);
+    static const char *const keys[] = { "gear", "series", "lanes", "mode", NULL };
+    check_keys(L, 2, "gbvp.link", keys);
+    char gbuf[32], sbuf[8], lbuf[8], mbuf[8], full[48];
+    const char *gear = field_text(L, 2, "gear", gbuf, sizeof gbuf);
+    const char *series = field_text(L, 2, "series", sbuf, sizeof sbuf);
+    const char *lanes = field_text(L, 2, "lanes", lbuf, sizeof lbuf);
+    const char *mode = field_text(L, 2, "mode", mbuf, sizeof mbuf);
+    if (mode && strcasecmp(mode, "hs") && strcasecmp(mode, "pwm"))
+        return sc_error(L, "gbvp.link: mode '%s': want \"hs\" or \"pwm\"", mode);
+    if (gear && gear[0] >= '0' && gear[0] <= '9') {
+        snprintf(full, sizeof full, "%s-G%s", mode && !strcasecmp(mode, "pwm") ? "PWM" : "HS",
+                 gear);
+        gear = full;
+    } else if (mode && !gear) {
+        return sc_error(L, "gbvp.link: mode needs a gear number");
+    } else if (mode && gear && strncasecmp(gear, mode, strlen(mode))) {
+        return sc_error(L, "gbvp.link: gear %s is not a %s gear", gear, mode);
+    }
+    if (!gear && !series && !lanes)
+        return sc_error(L, "gbvp.link: nothing to change (give gear, series or lanes)");
+    char err[256];
+    if (sc->t.link_set(sc->t.ctx, slot, gear, series, lanes, err, sizeof err))
+        return sc_error(L, "gbvp.link(%u): %s", slot, err);
+    settle(L, sc);
+    return 0;
 }
 
+static bool field_number(lua_State *L, int arg, const char *key, double *out)
+{
+    lua_getfield(L, arg, key);
+    bool have = !lua_isnil(L, -1);
+    if (have && !lua_isnumber(L, -1)) {
+        lua_pop(L, 1);
+        sc_error(L, "gbvp.fault: %s must be a number", key);
+    }
+    if (have)
+        *out = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    return have;
+}
+
+/* gbvp.fault(slot, {ber=, drop=, down=true|false, delay=ms, down_for=ms}): bit errors,
+ * frame drops (0 clears them) or link down / up on the modelled link of the interface in
+ * slot; delay applies it later (simulated ms), down_for brings a downed link up again. */
 static int l_fault(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    return sc_error(L, "gbvp.fault: the UniPro link model is not wired into the simulator "
-                      "yet (target %s): faults cannot be injected", sc->t.name);
+    if (!sc->t.link_fault)
+        return sc_error(L, no_link_model, "gbvp.fault", sc->t.name);
+    unsigned slot = check_slot(L, 1);
+    static const char *const keys[] = { "ber", "drop", "down", "delay", "down_for", NULL };
+    check_keys(L, 2, "gbvp.fault", keys);
+    sim_scenario_fault f = { 0 };
+    f.set_ber = field_number(L, 2, "ber", &f.ber);
+    f.set_drop = field_number(L, 2, "drop", &f.drop);
+    lua_getfield(L, 2, "down");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isboolean(L, -1))
+            return sc_error(L, "gbvp.fault: down must be true or false");
+        f.set_down = true;
+        f.down = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
+    double delay = 0, down_for = 0;
+    if (field_number(L, 2, "delay", &delay) && !(delay >= 0 && delay <= 3600e3))
+        return sc_error(L, "gbvp.fault: delay %g ms outside 0..3600000", delay);
+    if (field_number(L, 2, "down_for", &down_for) &&
+        (!(down_for > 0 && down_for <= 3600e3) || !f.set_down || !f.down))
+        return sc_error(L, "gbvp.fault: down_for (ms, 0..3600000) goes with down = true");
+    f.delay = (sim_time)(delay * 1e9);
+    f.down_for = (sim_time)(down_for * 1e9);
+    if (!f.set_ber && !f.set_drop && !f.set_down)
+        return sc_error(L, "gbvp.fault: nothing to do (give ber, drop or down)");
+    char err[256];
+    if (sc->t.link_fault(sc->t.ctx, slot, &f, err, sizeof err))
+        return sc_error(L, "gbvp.fault(%u): %s", slot, err);
+    /* no settle: a delay counts from this call, so it can land inside the next request */
+    return 0;
+}
+
+/* gbvp.link_stats(slot) -> {mode=, state=, ber=, drop=, frames=, replays=,
+ * replay_timeouts=, crc_errors=, dropped=, duplicates=} of the modelled link */
+static int l_link_stats(lua_State *L)
+{
+    sim_scenario *sc = SC(L);
+    if (!sc->t.link_info)
+        return sc_error(L, no_link_model, "gbvp.link_stats", sc->t.name);
+    unsigned slot = check_slot(L, 1);
+    sim_scenario_link li;
+    char err[256];
+    if (sc->t.link_info(sc->t.ctx, slot, &li, err, sizeof err))
+        return sc_error(L, "gbvp.link_stats(%u): %s", slot, err);
+    lua_createtable(L, 0, 10);
+    lua_pushstring(L, li.mode);
+    lua_setfield(L, -2, "mode");
+    lua_pushstring(L, li.state);
+    lua_setfield(L, -2, "state");
+    lua_pushnumber(L, li.ber);
+    lua_setfield(L, -2, "ber");
+    lua_pushnumber(L, li.drop);
+    lua_setfield(L, -2, "drop");
+    const struct { const char *k; uint64_t v; } c[] = {
+        { "frames", li.frames }, { "replays", li.replays },
+        { "replay_timeouts", li.replay_timeouts }, { "crc_errors", li.crc_errors },
+        { "dropped", li.dropped }, { "duplicates", li.duplicates },
+        { "to_intf_sent", li.to_intf_sent }, { "to_intf_delivered", li.to_intf_delivered },
+        { "from_intf_sent", li.from_intf_sent },
+        { "from_intf_delivered", li.from_intf_delivered },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        lua_pushinteger(L, (lua_Integer)c[i].v);
+        lua_setfield(L, -2, c[i].k);
+    }
+    return 1;
 }
 
 /* gbvp.pm_fault(slot, control_type, status): a module answers a control request with an
@@ -1118,6 +1269,7 @@ void sc_api_open(sim_scenario *sc)
         { "i2c_temperature", l_i2c_temperature },
         { "link", l_link },
         { "fault", l_fault },
+        { "link_stats", l_link_stats },
         { "pm_fault", l_pm_fault },
         { "cmd", l_cmd },
         { "intf_oops", l_intf_oops },
@@ -1156,6 +1308,8 @@ void sc_api_open(sim_scenario *sc)
     lua_setfield(L, -2, "test_ap");
     lua_pushboolean(L, sc->cfg.agent != NULL);
     lua_setfield(L, -2, "guest");
+    lua_pushboolean(L, sc->t.link_set && sc->t.link_fault && sc->t.link_info);
+    lua_setfield(L, -2, "link_model");
     lua_setfield(L, -2, "features");
     lua_setglobal(L, "gbvp");
     lua_pushcfunction(L, l_print);

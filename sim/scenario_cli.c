@@ -24,7 +24,7 @@ static void usage(FILE *out)
             "usage: gbvp scenario FILE [--seed N] [--set NAME=VALUE]... [--tap FILE]\n"
             "                     [--junit FILE] [--slots N] [--catalog DIR] [--timeout S]\n"
             "                     [--verbose] [--control PATH] [--target T] [--link PATH]\n"
-            "                     [--agent PATH] [--connect-timeout S]\n"
+            "                     [--agent PATH] [--connect-timeout S] [--timing T]\n"
             "       gbvp scenario --control PATH [--slots N] [--catalog DIR]\n\n"
             "Runs a Lua scenario (docs/scenarios.md) against the simulator with the\n"
             "6.1-faithful test AP attached, printing TAP. Exit status: 0 passed, 1 failed,\n"
@@ -46,7 +46,10 @@ static void usage(FILE *out)
             "                    (start QEMU with the greybus-es2 device on --link)\n"
             "  --link PATH       gblink socket for gbvp-sim / guest (default: gbvp.sock)\n"
             "  --agent PATH      guest: the guest agent's socket, for gbvp.guest\n"
-            "  --connect-timeout S  guest: wait for QEMU and the handshake (default 300)\n",
+            "  --connect-timeout S  guest: wait for QEMU and the handshake (default 300)\n"
+            "  --timing T        gbvp-sim / guest: off (default), frame or message, as gbvp\n"
+            "                    sim --timing; frame enables gbvp.link, gbvp.fault and\n"
+            "                    gbvp.link_stats\n",
             GB_SVC_SLOTS_MAX);
 }
 
@@ -189,7 +192,8 @@ static void suite_name(const char *path, char *buf, size_t len)
 int sim_scenario_cli_main(int argc, char **argv)
 {
     const char *file = NULL, *tap_path = NULL, *junit = NULL, *catalog = NULL;
-    const char *control = NULL, *target = "test-ap", *link = NULL, *agent = NULL;
+    const char *control = NULL, *target = "test-ap", *link = NULL, *agent = NULL,
+               *timing = NULL;
     uint64_t connect_timeout = 300;
     const char *args[MAX_ARGS];
     size_t nargs = 0;
@@ -258,6 +262,12 @@ int sim_scenario_cli_main(int argc, char **argv)
             target = v;
         } else if (!strcmp(a, "--link")) {
             link = v;
+        } else if (!strcmp(a, "--timing")) {
+            if (strcmp(v, "off") && strcmp(v, "frame") && strcmp(v, "message")) {
+                fprintf(stderr, "gbvp scenario: --timing %s: want off, frame or message\n", v);
+                return 2;
+            }
+            timing = v;
         } else if (!strcmp(a, "--agent")) {
             agent = v;
         } else if (!strcmp(a, "--connect-timeout")) {
@@ -302,7 +312,7 @@ int sim_scenario_cli_main(int argc, char **argv)
                                         .num_slots = (unsigned)slots, .catalog_dir = catalog,
                                         .test_ap = test_ap, .agent_path = agent,
                                         .connect_timeout_s = (unsigned)connect_timeout,
-                                        .verbose = verbose };
+                                        .verbose = verbose, .timing = timing };
         g = sim_scenario_gbvp_new(&gc, err, sizeof err);
         if (!g) {
             fprintf(stderr, "gbvp scenario: %s\n", err);

@@ -26,11 +26,19 @@
 
 #include "gblink/gblink.h"
 #include "sim/agent_client.h"
+#include "sim/gbvp_net.h"
 #include "sim/sim_cli.h"
 #include "tests/ap/ap.h"
 #include "virtual-modules/gb_message.h"
 
 #define NAME_MAX_LEN 64
+#define TIMED_FAULTS_MAX 16
+
+typedef struct timed_fault {
+    sim_time at;
+    unsigned slot;
+    sim_net_fault f;
+} timed_fault;
 
 struct sim_scenario_gbvp {
     sim_scenario_gbvp_config cfg;
@@ -52,7 +60,31 @@ struct sim_scenario_gbvp {
     pthread_mutex_t lock;
     bool thread_started, stop;
     char names[GB_SVC_SLOTS_MAX][NAME_MAX_LEN];
+    timed_fault timed[TIMED_FAULTS_MAX]; /* gbvp.fault with delay / down_for, not yet due */
+    unsigned ntimed;
 };
+
+/* Applies the timed faults due by g->now, earliest first, each at its own time (the
+ * simulator runs up to it first). */
+static void run_timed_faults(sim_scenario_gbvp *g)
+{
+    for (;;) {
+        unsigned i = g->ntimed;
+        for (unsigned j = 0; j < g->ntimed; j++)
+            if (g->timed[j].at <= g->now && (i == g->ntimed || g->timed[j].at < g->timed[i].at))
+                i = j;
+        if (i == g->ntimed)
+            return;
+        timed_fault tf = g->timed[i];
+        if (tf.at > sim_gbvp_now(g->sim))
+            sim_gbvp_process(g->sim, tf.at);
+        memmove(&g->timed[i], &g->timed[i + 1], (g->ntimed - i - 1) * sizeof tf);
+        g->ntimed--;
+        char err[200];
+        if (sim_gbvp_link_fault(g->sim, tf.slot, &tf.f, err, sizeof err))
+            fprintf(stderr, "gbvp scenario: timed fault on slot %u: %s\n", tf.slot, err);
+    }
+}
 
 /* ---- time and the loop ---- */
 
@@ -98,8 +130,14 @@ static void run_wall(sim_scenario_gbvp *g, double ms)
 static bool pump(void *ctx)
 {
     sim_scenario_gbvp *g = ctx;
-    for (int i = 0; i < 64; i++) {
+    /* With timing on, keep going while messages cross the modelled links (a slow gear, a
+     * link down or replays take far longer than the 640 us of a plain step), for at most
+     * 2 s of simulated time. */
+    sim_net *net = sim_gbvp_net(g->sim);
+    sim_time end = g->now + SIM_S(2);
+    for (int i = 0; i < 64 || (net && sim_net_in_flight(net) && g->now < end); i++) {
         g->now += SIM_US(10);
+        run_timed_faults(g);
         sim_gbvp_process(g->sim, g->now);
         if (g->ap)
             tap_set_now(g->ap, g->now);
@@ -187,6 +225,7 @@ static void t_advance(void *ctx, sim_time dt)
         tap_advance(g->ap, step);
         if (tap_now(g->ap) > g->now)
             g->now = tap_now(g->ap);
+        run_timed_faults(g);
         sim_gbvp_process(g->sim, g->now);
         dt -= step;
     }
@@ -310,6 +349,73 @@ static int t_guest_run(void *ctx, const char *cmd, int timeout_ms, sim_agent_res
     return rc;
 }
 
+static int t_link_set(void *ctx, unsigned slot, const char *gear, const char *series,
+                      const char *lanes, char *err, size_t errlen)
+{
+    sim_scenario_gbvp *g = ctx;
+    sim_net_link_info li;
+    if (sim_gbvp_link_info(g->sim, slot, &li, err, errlen))
+        return -ENODEV;
+    up_phy_cfg c = li.phy;
+    if (sim_net_parse_link(&c, gear, series, lanes, err, errlen))
+        return -EINVAL;
+    return sim_gbvp_link_set(g->sim, slot, &c, err, errlen);
+}
+
+static int t_link_fault(void *ctx, unsigned slot, const sim_scenario_fault *f, char *err,
+                        size_t errlen)
+{
+    sim_scenario_gbvp *g = ctx;
+    sim_net_fault nf = { .set_ber = f->set_ber, .set_drop = f->set_drop,
+                         .set_down = f->set_down, .ber = f->ber, .drop = f->drop,
+                         .down = f->down };
+    unsigned need = (f->delay ? 1u : 0u) + (f->down_for ? 1u : 0u);
+    if (need && !g->ap) {
+        snprintf(err, errlen, "delay and down_for need simulated time (the test AP)");
+        return -ENOTSUP;
+    }
+    if (g->ntimed + need > TIMED_FAULTS_MAX) {
+        snprintf(err, errlen, "more than %u timed faults pending", TIMED_FAULTS_MAX);
+        return -ENOSPC;
+    }
+    sim_net_link_info li;
+    if (sim_gbvp_link_info(g->sim, slot, &li, err, errlen)) /* checks the slot and link now */
+        return -ENODEV;
+    if (f->delay)
+        g->timed[g->ntimed++] = (timed_fault){ .at = g->now + f->delay, .slot = slot, .f = nf };
+    else if (sim_gbvp_link_fault(g->sim, slot, &nf, err, errlen))
+        return -EINVAL;
+    if (f->down_for)
+        g->timed[g->ntimed++] = (timed_fault){ .at = g->now + f->delay + f->down_for,
+                                               .slot = slot,
+                                               .f = { .set_down = true, .down = false } };
+    return 0;
+}
+
+static int t_link_info(void *ctx, unsigned slot, sim_scenario_link *out, char *err,
+                       size_t errlen)
+{
+    sim_scenario_gbvp *g = ctx;
+    sim_net_link_info li;
+    int rc = sim_gbvp_link_info(g->sim, slot, &li, err, errlen);
+    if (rc)
+        return rc;
+    *out = (sim_scenario_link){ .ber = li.ber, .drop = li.drop, .frames = li.frames,
+                                .replays = li.replays, .replay_timeouts = li.replay_timeouts,
+                                .crc_errors = li.crc_errors, .dropped = li.dropped,
+                                .duplicates = li.duplicates };
+    sim_net *n = sim_gbvp_net(g->sim);
+    sim_net_dir_stats to = sim_net_get_dir_stats(n, SIM_NET_AP_TO_INTF);
+    sim_net_dir_stats from = sim_net_get_dir_stats(n, SIM_NET_INTF_TO_AP);
+    out->to_intf_sent = to.sent_msgs;
+    out->to_intf_delivered = to.delivered_msgs;
+    out->from_intf_sent = from.sent_msgs;
+    out->from_intf_delivered = from.delivered_msgs;
+    up_phy_cfg_name(&li.phy, out->mode, sizeof out->mode);
+    snprintf(out->state, sizeof out->state, "%s", li.state);
+    return 0;
+}
+
 /* ---- life cycle ---- */
 
 static int start_test_ap(sim_scenario_gbvp *g, char *err, size_t errlen)
@@ -383,9 +489,16 @@ sim_scenario_gbvp *sim_scenario_gbvp_new(const sim_scenario_gbvp_config *cfg, ch
     if (!g->cfg.num_slots)
         g->cfg.num_slots = 4;
     clock_gettime(CLOCK_MONOTONIC, &g->t0);
+    sim_gbvp_timing timing = SIM_TIMING_OFF;
+    if (cfg->timing && sim_gbvp_parse_timing(cfg->timing, &timing)) {
+        snprintf(err, errlen, "timing %s: want off, frame or message", cfg->timing);
+        free(g);
+        return NULL;
+    }
     sim_gbvp_config sc = { .link_path = cfg->link_path, .num_slots = g->cfg.num_slots,
                            .catalog_dir = cfg->catalog_dir,
-                           .log_level = cfg->verbose ? (getenv("GBVP_DEBUG") ? GB_SVC_LOG_DEBUG : GB_SVC_LOG_INFO) : GB_SVC_LOG_ERROR };
+                           .log_level = cfg->verbose ? (getenv("GBVP_DEBUG") ? GB_SVC_LOG_DEBUG : GB_SVC_LOG_INFO) : GB_SVC_LOG_ERROR,
+                           .timing = timing };
     g->sim = sim_gbvp_new(&sc, err, errlen);
     if (g->sim && !cfg->test_ap) {
         pthread_mutex_init(&g->lock, NULL);
@@ -420,6 +533,9 @@ sim_scenario_gbvp *sim_scenario_gbvp_new(const sim_scenario_gbvp_config *cfg, ch
         .ap_step_hook = cfg->test_ap ? t_step_hook : NULL,
         .guest_run = g->agent ? t_guest_run : NULL,
         .command = t_command,
+        .link_set = timing == SIM_TIMING_FRAME ? t_link_set : NULL,
+        .link_fault = timing == SIM_TIMING_FRAME ? t_link_fault : NULL,
+        .link_info = timing == SIM_TIMING_FRAME ? t_link_info : NULL,
         .ctx = g,
     };
     return g;

@@ -45,7 +45,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: gbvp test [-j N] [--artifacts DIR] [--junit FILE] [--seed N]\n"
-            "                 [--set NAME=VALUE]... [--target T] [--timeout S] [--keep] PATH...\n\n"
+            "                 [--set NAME=VALUE]... [--target T] [--timing T] [--timeout S]\n"
+            "                 [--keep] PATH...\n\n"
             "Runs every scenario (a .lua file, or each .lua file in a folder) in its own\n"
             "simulator process and prints TAP and the summary 'N passed, N failed'.\n"
             "Exit status: 0 all passed, 1 some failed, 2 bad usage.\n\n"
@@ -56,6 +57,7 @@ static void usage(FILE *out)
             "  --seed N         passed to every scenario (default 1)\n"
             "  --set NAME=VALUE passed to every scenario (gbvp.arg)\n"
             "  --target T       passed to every scenario (test-ap, gbvp-sim; see gbvp scenario)\n"
+            "  --timing T       passed to every scenario (gbvp-sim: off, frame or message)\n"
             "  --timeout S      each scenario's wall-clock limit (default 300)\n"
             "  --keep           keep the artifacts of passed scenarios too\n");
 }
@@ -334,9 +336,10 @@ int sim_test_cli_main(int argc, char **argv)
                 fprintf(stderr, "gbvp test: --timeout %s: want 1..86400 seconds\n", v);
                 goto out;
             }
-        } else if (!strcmp(a, "--seed") || !strcmp(a, "--set") || !strcmp(a, "--target")) {
+        } else if (!strcmp(a, "--seed") || !strcmp(a, "--set") || !strcmp(a, "--target") ||
+                   !strcmp(a, "--timing")) {
             if (r.nforward + 2 > MAX_FORWARD) {
-                fprintf(stderr, "gbvp test: too many --seed/--set/--target options\n");
+                fprintf(stderr, "gbvp test: too many --seed/--set/--target/--timing options\n");
                 goto out;
             }
             r.forward[r.nforward++] = a;

@@ -200,14 +200,15 @@ static void test_scenario_sandbox_has_no_io_or_os(void)
     finish(&r);
 }
 
-static void test_scenario_unwired_link_model_and_absent_guest_fail_loudly(void)
+static void test_scenario_link_model_absent_on_test_ap_and_absent_guest_fail_loudly(void)
 {
     run r;
     run_string(&r, "gbvp.link(2, { gear = 1 })\n");
-    CU_ASSERT_TRUE(error_has(&r, "t.lua:1: gbvp.link: the UniPro link model is not wired"));
+    CU_ASSERT_TRUE(error_has(&r, "t.lua:1: gbvp.link: target test-ap has no UniPro link model "
+                                  "(use --target gbvp-sim --timing frame)"));
     finish(&r);
     run_string(&r, "gbvp.fault('drop', 0.1)\n");
-    CU_ASSERT_TRUE(error_has(&r, "gbvp.fault: the UniPro link model is not wired"));
+    CU_ASSERT_TRUE(error_has(&r, "gbvp.fault: target test-ap has no UniPro link model"));
     finish(&r);
     run_string(&r, "\ngbvp.guest('ls /sys/bus/greybus/devices', 1000)\n");
     CU_ASSERT_TRUE(error_has(&r, "t.lua:2: gbvp.guest: no guest is attached"));
@@ -315,7 +316,7 @@ static const unit_test tests[] = {
     UNIT_TEST(test_scenario_same_seed_same_random_numbers),
     UNIT_TEST(test_scenario_arg_reads_set_values),
     UNIT_TEST(test_scenario_sandbox_has_no_io_or_os),
-    UNIT_TEST(test_scenario_unwired_link_model_and_absent_guest_fail_loudly),
+    UNIT_TEST(test_scenario_link_model_absent_on_test_ap_and_absent_guest_fail_loudly),
     UNIT_TEST(test_scenario_bad_arguments_name_what_is_wrong),
     UNIT_TEST(test_scenario_backends_reach_the_ap),
     UNIT_TEST(test_scenario_endless_loop_stops_at_the_time_limit),
