@@ -34,7 +34,7 @@ expect "gpio_set" 0 '"irq_sent":false' gpio_set slot=0 line=1 level=1
 expect "gpio_get" 0 '"value":1' gpio_get slot=0 line=1
 expect "raw JSON" 0 '"id":"x","ok":true' --json '{"cmd":"wait","ms":2500,"id":"x"}'
 expect "bad field type" 1 "field 'slot' must be an integer" --json '{"cmd":"remove","slot":"0"}'
-expect "link not wired" 1 'link model is not wired' link
+expect "no link model without timing" 1 'has no UniPro link model' link slot=0 gear=HS-G2B
 expect "remove" 0 '"ok":true' remove slot=0
 expect "unknown command" 1 "unknown command 'reboot'" reboot
 wait "$watcher"
@@ -48,6 +48,23 @@ wait "$sim"
 [ ! -e "$sock" ] && ok || bad "the socket file is removed at exit"
 "$gbvp" ctl --socket "$sock" ping >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "no simulator: exit status 2"
+# link and fault on the gbvp-sim target with the UniPro timing model
+sock=$d/timing.sock
+"$gbvp" scenario --control "$sock" --target gbvp-sim --timing frame 2>"$d/timing.log" &
+sim=$!
+for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.05; done
+expect "timing: insert" 0 '"interface":2,"ok":true' insert slot=0 module=loopback
+expect "timing: link" 0 '"ok":true' link slot=0 gear=HS-G2B lanes=2
+expect "timing: bad gear" 1 'HS-G9' link slot=0 gear=HS-G9
+expect "timing: ber" 0 '"ok":true' fault slot=0 ber=1e-6
+expect "timing: ber out of range" 1 'bit error rate 0.5 outside' fault slot=0 ber=0.5
+expect "timing: not a number" 1 "field 'ber' is 'x', not a number" fault slot=0 ber=x
+expect "timing: down" 0 '"ok":true' fault slot=0 down=true
+expect "timing: up" 0 '"ok":true' fault slot=0 down=false
+expect "timing: nothing to do" 1 'nothing to do' fault slot=0
+expect "timing: link without traffic" 1 'carried no traffic' link slot=3 gear=HS-G1A
+kill "$sim"
+wait "$sim"
 [ "$failed" -eq 0 ] && rm -rf "$d" || echo "ctl: logs in $d"
 echo "ctl: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

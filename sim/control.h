@@ -25,6 +25,13 @@
 #define SIM_CONTROL_MAX_PENDING (1u << 20) /* a client reading slower than this is dropped */
 
 /* What the control socket drives. Optional operations may be NULL. */
+/* A link fault (the `fault` command): only the fields with set_* change. */
+typedef struct sim_control_fault {
+    bool set_ber, set_drop, set_down;
+    double ber, drop;
+    bool down;
+} sim_control_fault;
+
 typedef struct sim_control_backend {
     const char *name;                 /* e.g. "gbvp sim", "test-ap" */
     gb_svc *(*svc)(void *ctx);
@@ -39,6 +46,14 @@ typedef struct sim_control_backend {
      * `index` of the module in `slot`: 0 with the answer in reply, or -1 with the reason. */
     int (*command)(void *ctx, unsigned slot, unsigned index, const char *line, char *reply,
                    size_t len);
+    /* Optional (a simulator running the frame-level UniPro timing model): the link of the
+     * interface in `slot`: a power mode change (gear "HS-G2B", "PWM-G3" ...; series "A"/"B";
+     * lanes "1"/"2"; NULL = keep), and faults (see sim_control_fault). 0 or a negative
+     * errno with the reason in err. */
+    int (*link_set)(void *ctx, unsigned slot, const char *gear, const char *series,
+                    const char *lanes, char *err, size_t errlen);
+    int (*link_fault)(void *ctx, unsigned slot, const struct sim_control_fault *f, char *err,
+                      size_t errlen);
     /* Optional: frees ctx when the server is freed (a server that owns its adapter). */
     void (*free_ctx)(void *ctx);
     void *ctx;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "virtual-modules/gpio.h"
@@ -407,10 +408,95 @@ static bool cmd_cmd(req *r)
     return true;
 }
 
+static bool no_link_model(req *r)
+{
+    return fail(r, "%s has no UniPro link model (run it with --timing frame): link settings "
+                "and faults cannot be changed", r->c->b.name);
+}
+
+/* An optional string or integer member as text in buf; NULL when absent. */
+static bool opt_text(req *r, const char *name, char *buf, size_t len, const char **out)
+{
+    *out = NULL;
+    JsonNode *n = json_object_get_member(r->o, name);
+    if (!n)
+        return true;
+    if (JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_INT64)
+        snprintf(buf, len, "%lld", (long long)json_node_get_int(n));
+    else if (JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING &&
+             strlen(json_node_get_string(n)) < len)
+        snprintf(buf, len, "%s", json_node_get_string(n));
+    else
+        return fail(r, "field '%s' must be a short string or an integer", name);
+    *out = buf;
+    return true;
+}
+
+/* An optional number member; *have says whether it was there. */
+static bool opt_number(req *r, const char *name, bool *have, double *out)
+{
+    JsonNode *n = json_object_get_member(r->o, name);
+    *have = n != NULL;
+    if (!n)
+        return true;
+    GType t = JSON_NODE_HOLDS_VALUE(n) ? json_node_get_value_type(n) : G_TYPE_INVALID;
+    if (t == G_TYPE_INT64)
+        *out = (double)json_node_get_int(n);
+    else if (t == G_TYPE_DOUBLE)
+        *out = json_node_get_double(n);
+    else if (t == G_TYPE_STRING) { /* gbvp ctl sends ber=1e-6 as a string */
+        const char *s = json_node_get_string(n);
+        char *end;
+        *out = strtod(s, &end);
+        if (end == s || *end)
+            return fail(r, "field '%s' is '%s', not a number", name, s);
+    } else {
+        return fail(r, "field '%s' must be a number", name);
+    }
+    return true;
+}
+
+/* {"cmd":"link","slot":N,"gear":"HS-G2B","series":"A","lanes":2} */
 static bool cmd_link(req *r)
 {
-    return fail(r, "the UniPro link model is not wired into %s yet: link settings and faults "
-                "cannot be changed", r->c->b.name);
+    if (!r->c->b.link_set)
+        return no_link_model(r);
+    unsigned slot;
+    char g[16], s[8], l[8];
+    const char *gear, *series, *lanes;
+    if (!get_slot(r, &slot) || !opt_text(r, "gear", g, sizeof g, &gear) ||
+        !opt_text(r, "series", s, sizeof s, &series) ||
+        !opt_text(r, "lanes", l, sizeof l, &lanes))
+        return false;
+    if (!gear && !series && !lanes)
+        return fail(r, "nothing to change (give gear, series or lanes)");
+    if (r->c->b.link_set(r->c->b.ctx, slot, gear, series, lanes, r->err, sizeof r->err))
+        return false;
+    return true;
+}
+
+/* {"cmd":"fault","slot":N,"ber":1e-6,"drop":0.01,"down":true} */
+static bool cmd_fault(req *r)
+{
+    if (!r->c->b.link_fault)
+        return no_link_model(r);
+    unsigned slot;
+    sim_control_fault f = { 0 };
+    if (!get_slot(r, &slot) || !opt_number(r, "ber", &f.set_ber, &f.ber) ||
+        !opt_number(r, "drop", &f.set_drop, &f.drop))
+        return false;
+    JsonNode *n = json_object_get_member(r->o, "down");
+    if (n) {
+        if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_BOOLEAN)
+            return fail(r, "field 'down' must be true or false");
+        f.set_down = true;
+        f.down = json_node_get_boolean(n);
+    }
+    if (!f.set_ber && !f.set_drop && !f.set_down)
+        return fail(r, "nothing to do (give ber, drop or down)");
+    if (r->c->b.link_fault(r->c->b.ctx, slot, &f, r->err, sizeof r->err))
+        return false;
+    return true;
 }
 
 static bool cmd_subscribe(req *r, bool on)
@@ -468,7 +554,7 @@ static const struct {
     { "battery_get", cmd_battery_get }, { "uart_send", cmd_uart_send },
     { "hid_input", cmd_hid_input }, { "link", cmd_link },
     { "cmd", cmd_cmd },
-    { "fault", cmd_link },          { "subscribe", cmd_sub },
+    { "fault", cmd_fault },          { "subscribe", cmd_sub },
     { "unsubscribe", cmd_unsub },
 };
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "sim/gbvp_net.h"
 #include "sim/sim_cli.h"
 
 typedef struct gbvp_adapter {
@@ -46,6 +47,29 @@ static int a_command(void *ctx, unsigned slot, unsigned index, const char *line,
     return sim_gbvp_command(((gbvp_adapter *)ctx)->s, slot, index, line, reply, len);
 }
 
+static int a_link_set(void *ctx, unsigned slot, const char *gear, const char *series,
+                      const char *lanes, char *err, size_t errlen)
+{
+    gbvp_adapter *a = ctx;
+    sim_net_link_info li;
+    int rc = sim_gbvp_link_info(a->s, slot, &li, err, errlen);
+    if (rc)
+        return rc;
+    up_phy_cfg c = li.phy;
+    if (sim_net_parse_link(&c, gear, series, lanes, err, errlen))
+        return -EINVAL;
+    return sim_gbvp_link_set(a->s, slot, &c, err, errlen);
+}
+
+static int a_link_fault(void *ctx, unsigned slot, const sim_control_fault *f, char *err,
+                        size_t errlen)
+{
+    sim_net_fault nf = { .set_ber = f->set_ber, .set_drop = f->set_drop,
+                         .set_down = f->set_down, .ber = f->ber, .drop = f->drop,
+                         .down = f->down };
+    return sim_gbvp_link_fault(((gbvp_adapter *)ctx)->s, slot, &nf, err, errlen);
+}
+
 sim_control *sim_control_new_gbvp(const char *path, sim_gbvp *s, const sim_time *now,
                                   char *err, size_t errlen)
 {
@@ -56,7 +80,10 @@ sim_control *sim_control_new_gbvp(const char *path, sim_gbvp *s, const sim_time 
     }
     *a = (gbvp_adapter){ .s = s, .now = now };
     sim_control_backend b = { .name = "gbvp sim", .svc = a_svc, .insert = a_insert,
-                              .remove = a_remove, .command = a_command, .free_ctx = free,
+                              .remove = a_remove, .command = a_command,
+                              .link_set = sim_gbvp_net(s) ? a_link_set : NULL,
+                              .link_fault = sim_gbvp_net(s) ? a_link_fault : NULL,
+                              .free_ctx = free,
                               .ctx = a };
     sim_control *c = sim_control_new(path, &b, err, errlen);
     if (!c)

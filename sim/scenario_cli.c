@@ -102,6 +102,25 @@ static int a_remove(void *ctx, unsigned slot, char *err, size_t errlen)
     return rc;
 }
 
+static int a_link_set(void *ctx, unsigned slot, const char *gear, const char *series,
+                      const char *lanes, char *err, size_t errlen)
+{
+    ctl_adapter *a = ctx;
+    int rc = a->t->link_set(a->t->ctx, slot, gear, series, lanes, err, errlen);
+    a->t->settle(a->t->ctx);
+    return rc;
+}
+
+static int a_link_fault(void *ctx, unsigned slot, const sim_control_fault *f, char *err,
+                        size_t errlen)
+{
+    ctl_adapter *a = ctx;
+    sim_scenario_fault sf = { .set_ber = f->set_ber, .set_drop = f->set_drop,
+                              .set_down = f->set_down, .ber = f->ber, .drop = f->drop,
+                              .down = f->down };
+    return a->t->link_fault(a->t->ctx, slot, &sf, err, errlen);
+}
+
 static void a_advance(void *ctx, sim_time dt)
 {
     ctl_adapter *a = ctx;
@@ -325,7 +344,10 @@ int sim_scenario_cli_main(int argc, char **argv)
                                   .slots = ad.t->slots ? a_slots : NULL,
                                   .insert = a_insert, .remove = a_remove,
                                   .advance = a_advance,
-                                  .command = ad.t->command ? a_command : NULL, .ctx = &ad };
+                                  .command = ad.t->command ? a_command : NULL,
+                                  .link_set = ad.t->link_set ? a_link_set : NULL,
+                                  .link_fault = ad.t->link_fault ? a_link_fault : NULL,
+                                  .ctx = &ad };
         ad.ctl = sim_control_new(control, &b, err, sizeof err);
         if (!ad.ctl) {
             fprintf(stderr, "gbvp scenario: %s\n", err);
