@@ -3,7 +3,50 @@
 -- backend commands (gbvp.cmd, every target) or through requests from the AP, the AP must
 -- see the effect, and every module comes out again.
 if not (gbvp.features.cmd and gbvp.features.test_ap) then
-    gbvp.skip("needs backend commands and the test AP (target " .. gbvp.target .. ")")
+    if not (gbvp.features.guest and gbvp.features.cmd) then
+        gbvp.skip("needs backend commands and the test AP, or a guest (target " ..
+                  gbvp.target .. ")")
+    end
+    -- A guest: each module's bundle appears in sysfs with a driver bound; the battery's
+    -- capacity set by command reaches the guest's power_supply class; all disappear again.
+    local function guest(cmd)
+        local rc, out = gbvp.guest(cmd, 10000)
+        return rc == 0 and out or nil
+    end
+    local function eventually(fn, name, detail)
+        local ok = pcall(gbvp.wait_for, fn, 30000, 500)
+        gbvp.check(ok, name, detail and detail() or nil)
+    end
+    local modules = { [0] = "sensor", [1] = "battery", [2] = "keyboard", [3] = "loopback" }
+    local ids = {}
+    for slot = 0, 3 do
+        ids[slot] = gbvp.insert(slot, modules[slot])
+    end
+    for slot = 0, 3 do
+        local dir = string.format("/sys/bus/greybus/devices/1-%d.%d.1", ids[slot], ids[slot])
+        eventually(function() return guest("readlink " .. dir .. "/driver") ~= nil end,
+                   modules[slot] .. ": the guest bound a driver to its bundle",
+                   function() return guest("ls /sys/bus/greybus/devices") end)
+    end
+    gbvp.cmd(1, "battery set capacity 42")
+    eventually(function()
+        local out = guest("cat /sys/class/power_supply/*/capacity")
+        return out and out:match("^%s*42") ~= nil
+    end, "battery: the guest reads capacity 42 %")
+    for slot = 0, 3 do
+        gbvp.remove(slot)
+    end
+    eventually(function()
+        local out = guest("ls /sys/bus/greybus/devices")
+        for slot = 0, 3 do
+            if out == nil or out:find(string.format("1-%d%%.", ids[slot])) then
+                return false
+            end
+        end
+        return true
+    end, "every module left the guest's sysfs",
+       function() return guest("ls /sys/bus/greybus/devices") end)
+    return
 end
 
 local ids = {}
