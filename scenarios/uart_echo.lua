@@ -4,8 +4,39 @@
 -- (RECEIVE_DATA); a UART whose port is the loopback backend echoes every byte the AP sends
 -- back to it. Without backends (gbvp-sim): the catalog UART's counters and the AP's trace.
 local SEND_DATA, RECEIVE_DATA = 0x02, 0x03
+if gbvp.features.guest and gbvp.features.cmd and not gbvp.features.test_ap then
+    -- A guest: bytes written to the module's tty reach the module; bytes the module sends
+    -- come out of the tty.
+    local function guest(cmd)
+        local rc, out = gbvp.guest(cmd, 15000)
+        return rc == 0 and out or nil
+    end
+    gbvp.insert(0, "uart")
+    local tty
+    pcall(gbvp.wait_for, function()
+        local out = guest("ls /dev | grep -E '^ttyGB[0-9]+$'")
+        tty = out and out:match("(ttyGB%d+)")
+        return tty ~= nil
+    end, 30000, 500)
+    gbvp.assert(tty, "the guest created the module's tty")
+    local dev = "/dev/" .. tty
+    gbvp.assert(guest("stty -F " .. dev .. " raw -echo && printf 'hello module' >" .. dev),
+                "the guest wrote to " .. dev)
+    local ok = pcall(gbvp.wait_for, function()
+        return gbvp.cmd(0, "uart state"):match(" tx 12 ") ~= nil
+    end, 20000, 500)
+    gbvp.check(ok, "the module received the guest's 12 bytes", gbvp.cmd(0, "uart state"))
+    guest("rm -f /tmp/u; (timeout 20 head -c 9 " .. dev .. " >/tmp/u </dev/null &); sleep 1")
+    gbvp.cmd(0, "uart send hello AP")
+    ok = pcall(gbvp.wait_for, function() return guest("cat /tmp/u") == "hello AP\n" end,
+               20000, 500)
+    gbvp.check(ok, "the module's bytes came out of the guest's tty", guest("cat /tmp/u"))
+    gbvp.remove(0)
+    return
+end
 if not (gbvp.features.cmd and gbvp.features.test_ap) then
-    gbvp.skip("needs the test AP and backend commands (target " .. gbvp.target .. ")")
+    gbvp.skip("needs the test AP and backend commands, or a guest (target " .. gbvp.target ..
+              ")")
 end
 local function send(id, data, what)
     local rc = gbvp.ap_request(id, 1, SEND_DATA, string.pack("<s2", data), 0)
