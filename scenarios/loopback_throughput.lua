@@ -8,8 +8,43 @@
 -- simulator's step size. Transfers are one at a time (closed loop), and the test AP's
 -- transport advances time in steps of at least 640 us per wait, so the figures are lower
 -- bounds of what the link could carry. --set count=N transfers per size.
+if gbvp.features.guest and gbvp.features.cmd and not gbvp.features.test_ap then
+    -- A guest: the kernel's gb_loopback driver runs the transfers (its sysfs interface,
+    -- as tools/loopback_test does) and reports throughput and errors; the module counts
+    -- each transfer once. Wall-clock figures of an emulated guest.
+    local function guest(cmd)
+        local rc, out = gbvp.guest(cmd, 30000)
+        return rc == 0 and out or nil
+    end
+    local slot = 0
+    gbvp.insert(slot, "loopback")
+    local dir = "/sys/class/gb_loopback/gb_loopback0"
+    local ok = pcall(gbvp.wait_for, function() return guest("ls " .. dir .. "/type") end,
+                     30000, 500)
+    gbvp.assert(ok, "the guest's gb_loopback driver bound the module")
+    local count = gbvp.arg("count", 20)
+    for _, size in ipairs({ 16, 256, 1024, 2028 }) do
+        local before = tonumber(gbvp.cmd(slot, "loopback stats"):match("transfers (%d+)"))
+        guest(string.format("cd %s && echo 0 >type && echo %d >size && echo %d " ..
+                            ">iteration_max && echo 3 >type", dir, size, count))
+        local done = pcall(gbvp.wait_for, function()
+            return tonumber(guest("cat " .. dir .. "/iteration_count")) == count
+        end, 60000, 500)
+        gbvp.check(done, size .. " B: the guest ran " .. count .. " transfers")
+        local after = tonumber(gbvp.cmd(slot, "loopback stats"):match("transfers (%d+)"))
+        gbvp.check_eq(after - before, count, size .. " B: the module counted each once")
+        gbvp.check_eq(tonumber(guest("cat " .. dir .. "/error")), 0, size .. " B: no errors")
+        gbvp.log(string.format("%5d B: throughput avg %s B/s, latency avg %s us (guest)",
+                               size, (guest("cat " .. dir .. "/throughput_avg") or "?"):match("%S+"),
+                               (guest("cat " .. dir .. "/latency_avg") or "?"):match("%S+")))
+    end
+    guest("echo 0 >" .. dir .. "/type")
+    gbvp.remove(slot)
+    return
+end
 if not (gbvp.features.cmd and gbvp.features.test_ap) then
-    gbvp.skip("needs the test AP and backend commands (target " .. gbvp.target .. ")")
+    gbvp.skip("needs the test AP and backend commands, or a guest (target " .. gbvp.target ..
+              ")")
 end
 local TRANSFER = 0x03
 local slot = 0
