@@ -37,6 +37,10 @@ scenarios: $(B)/gbvp
 		{ echo "broken.lua's error does not name its line:"; cat $(B)/broken.err; exit 1; }; \
 		echo "broken.lua fails as it must: $$(head -1 $(B)/broken.err)"
 	$(Q)bash scenarios/ctl_test.sh $(B)/gbvp
+	$(Q)$(B)/gbvp scenario scenarios/hotplug_basic.lua >$(B)/hotplug_basic.tap 2>/dev/null
+	$(Q)scripts/validate-reports.sh --tap $(B)/hotplug_basic.tap --tap $(B)/broken.tap \
+		--junit $(B)/scenarios.xml --junit $(B)/scenarios-gbvp-sim.xml \
+		--junit $(B)/scenarios-timing.xml
 $(eval $(call unit_test,test_control,tests/unit/test_control.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libsim_agent.a))
 $(eval $(call unit_test,test_scenario_gbvp,tests/unit/test_scenario_gbvp.c sim/scenario_gbvp.c sim/gbvp_sim.c sim/gbvp_net.c sim/control_gbvp.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libgblink.a $(B)/lib/libsim_agent.a $(B)/lib/libunipro_model.a $(B)/lib/libsim_kernel.a))
 
