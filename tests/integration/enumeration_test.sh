@@ -26,7 +26,8 @@ done
 gbvp_boot --slots "$next"
 
 # --- the bridge and the SVC ----------------------------------------------------------------
-if agent 'ls /sys/bus/usb/drivers/es2_ap_driver' | grep -qE '^[0-9]+-[0-9.]+:1\.0$'; then
+# The agent can answer before USB enumeration reaches the bridge: wait for the bind.
+if wait_guest 30 'ls /sys/bus/usb/drivers/es2_ap_driver | grep -qE "^[0-9]+-[0-9.]+:1\.0$"'; then
     ok "gb-es2 probed the bridge (es2_ap_driver bound to a USB interface)"
 else
     not_ok "gb-es2 bound to the bridge" "$(agent 'ls /sys/bus/usb/drivers/es2_ap_driver; dmesg | grep -i -E "usb|es2" | tail -n 5')"
