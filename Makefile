@@ -63,6 +63,7 @@ help:
 	@echo "make [all]        build the gbvp program into $(B)/gbvp"
 	@echo "make test         unit tests, scenarios and integration tests (boots the guest)"
 	@echo "make unit         CUnit unit tests only"
+	@echo "make scenarios    Lua scenarios on the simulator-only targets"
 	@echo "make integration  boot the guest kernel in QEMU and test it"
 	@echo "make bench        benchmarks, printed as 'bench NAME VALUE UNIT'"
 	@echo "make asan         unit tests built with AddressSanitizer and UBSan"
