@@ -20,27 +20,9 @@
 
 #include "gblink/gblink.h"
 #include "qemu-hw/es2_proto.h"
+#include "tests/fuzz/fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-typedef struct in {
-    const uint8_t *p;
-    size_t n;
-} in;
-
-static uint8_t u8(in *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static uint16_t u16(in *r)
-{
-    uint16_t lo = u8(r);
-    return (uint16_t)(lo | (u8(r) << 8));
-}
 
 static void fail(const char *what)
 {

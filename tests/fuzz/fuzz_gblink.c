@@ -32,33 +32,9 @@
 #include "gblink/gblink.h"
 #include "gblink/layout.h"
 #include "tests/unit/test_gblink_util.h"
+#include "tests/fuzz/fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-typedef struct in {
-    const uint8_t *p;
-    size_t n;
-} in;
-
-static uint8_t u8(in *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static uint16_t u16(in *r)
-{
-    uint16_t lo = u8(r);
-    return (uint16_t)(lo | (u8(r) << 8));
-}
-
-static uint32_t u32(in *r)
-{
-    uint32_t lo = u16(r);
-    return lo | ((uint32_t)u16(r) << 16);
-}
 
 static void fail(const char *what)
 {

@@ -26,6 +26,7 @@
 #include "virtual-modules/uart.h"
 #include "virtual-modules/vm_interface.h"
 #include "virtual-modules/vm_module.h"
+#include "tests/fuzz/fuzz_input.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -34,41 +35,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static bool verbose;
 
 /* ---- input reader ---- */
-
-typedef struct in {
-    const uint8_t *p;
-    size_t n;
-} in;
-
-static uint8_t u8(in *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static uint16_t u16(in *r)
-{
-    uint16_t lo = u8(r);
-    return (uint16_t)(lo | (u8(r) << 8));
-}
-
-static uint32_t u32(in *r)
-{
-    uint32_t lo = u16(r);
-    return lo | ((uint32_t)u16(r) << 16);
-}
-
-/* Up to want bytes (fewer when the input runs out). */
-static const uint8_t *bytes(in *r, size_t want, size_t *got)
-{
-    *got = want < r->n ? want : r->n;
-    const uint8_t *p = r->p;
-    r->p += *got;
-    r->n -= *got;
-    return p;
-}
 
 /* ---- the catalog, loaded once ---- */
 
