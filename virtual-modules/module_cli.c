@@ -3,7 +3,6 @@
 // interface's CPorts run.
 #include "virtual-modules/module_cli.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,38 +22,17 @@ static void usage(FILE *out)
             "exit status: 0 success, 1 an entry does not load, 2 bad usage.\n");
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Entry names: NAME.mnfs, or NAME.intf1.mnfs for multi-interface modules. */
 static int list(const char *dir, FILE *out, FILE *err)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(err, "gbvp module: cannot open catalog %s\n", dir);
+    char **names, msg[512];
+    long n = vm_catalog_names(dir, &names, msg, sizeof msg);
+    if (n < 0) {
+        fprintf(err, "gbvp module: %s\n", msg);
         return 2;
     }
-    char *names[512];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < sizeof names / sizeof names[0]) {
-        size_t len = strlen(e->d_name);
-        const char *suffix = NULL;
-        if (len > 11 && !strcmp(e->d_name + len - 11, ".intf1.mnfs"))
-            suffix = e->d_name + len - 11;
-        else if (len > 5 && !strcmp(e->d_name + len - 5, ".mnfs") &&
-                 !strstr(e->d_name, ".intf"))
-            suffix = e->d_name + len - 5;
-        if (suffix && (names[n] = strndup(e->d_name, (size_t)(suffix - e->d_name))))
-            n++;
-    }
-    closedir(d);
-    qsort(names, n, sizeof names[0], cmp_str);
     int status = 0;
-    for (size_t i = 0; i < n; i++) {
-        char msg[512];
+    for (long i = 0; i < n; i++) {
         vm_module *m = vm_module_load(dir, names[i], msg, sizeof msg);
         if (m)
             fprintf(out, "%-16s %zu %-11s %s\n", names[i], vm_module_interface_count(m),
@@ -64,8 +42,8 @@ static int list(const char *dir, FILE *out, FILE *err)
             fprintf(out, "%-16s BROKEN: %s\n", names[i], msg);
         status |= !m;
         vm_module_free(m);
-        free(names[i]);
     }
+    vm_catalog_names_free(names);
     return status;
 }
 

@@ -6,6 +6,7 @@
 // (optional) holds the behaviour of all of them.
 #include "virtual-modules/vm_module.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -183,4 +184,69 @@ vm_interface *vm_module_create_interface(const vm_module *m, size_t index, vm_ou
         .out = out,
     };
     return vm_interface_new(&cfg, err, errlen);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* NAME's length when file is NAME.mnfs or NAME.intf1.mnfs (a catalog entry), else 0. */
+static size_t entry_name_length(const char *file)
+{
+    size_t len = strlen(file);
+    if (len > 11 && !strcmp(file + len - 11, ".intf1.mnfs"))
+        return len - 11;
+    if (len > 5 && !strcmp(file + len - 5, ".mnfs") && !strstr(file, ".intf"))
+        return len - 5;
+    return 0;
+}
+
+long vm_catalog_names(const char *catalog_dir, char ***names, char *err, size_t errlen)
+{
+    const char *dir = catalog_dir ? catalog_dir : "virtual-modules/catalog";
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "cannot open catalog %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    size_t n = 0, cap = 16;
+    char **v = malloc(cap * sizeof *v);
+    struct dirent *e = NULL;
+    while (v && (e = readdir(d))) {
+        size_t len = entry_name_length(e->d_name);
+        if (!len)
+            continue;
+        if (n + 1 == cap) {
+            char **grown = realloc(v, 2 * cap * sizeof *v);
+            if (!grown)
+                break;
+            v = grown;
+            cap *= 2;
+        }
+        if (!(v[n] = strndup(e->d_name, len)))
+            break;
+        n++;
+    }
+    closedir(d);
+    if (!v || e) {
+        if (v)
+            v[n] = NULL;
+        vm_catalog_names_free(v);
+        snprintf(err, errlen, "listing catalog %s: out of memory", dir);
+        return -1;
+    }
+    qsort(v, n, sizeof *v, cmp_name);
+    v[n] = NULL;
+    *names = v;
+    return (long)n;
+}
+
+void vm_catalog_names_free(char **names)
+{
+    if (!names)
+        return;
+    for (char **p = names; *p; p++)
+        free(*p);
+    free(names);
 }

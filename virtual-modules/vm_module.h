@@ -30,4 +30,10 @@ size_t vm_module_interface_count(const vm_module *m);
 vm_interface *vm_module_create_interface(const vm_module *m, size_t index, vm_output out,
                                          uint64_t serial_number, char *err, size_t errlen);
 
+/* The entry names in catalog_dir (NULL = "virtual-modules/catalog"), sorted: NAME for
+ * NAME.mnfs and NAME.intf1.mnfs. Stores a NULL-terminated array the caller frees with
+ * vm_catalog_names_free and returns the count, or -1 with the reason in err. */
+long vm_catalog_names(const char *catalog_dir, char ***names, char *err, size_t errlen);
+void vm_catalog_names_free(char **names);
+
 #endif

@@ -10,7 +10,6 @@
 //  - a well-formed request with an operation id from the AP on hd CPort 0 gets exactly one
 //    response on hd CPort 0 with the same operation id and type | 0x80; a response or a
 //    unidirectional request from the AP is never answered.
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,11 +36,6 @@ static bool verbose;
 static vm_module *modules[MAX_MODULES];
 static size_t nmodules;
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
@@ -49,42 +43,22 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const char *dir = getenv("GBVP_CATALOG");
     if (!dir)
         dir = "virtual-modules/catalog";
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "fuzz_svc: cannot open catalog %s (run from the repository "
-                "root or set GBVP_CATALOG)\n", dir);
+    char **names, err[512];
+    /* Sorted names give every input the same meaning across runs. */
+    long nnames = vm_catalog_names(dir, &names, err, sizeof err);
+    if (nnames < 0) {
+        fprintf(stderr, "fuzz_svc: %s (run from the repository root or set GBVP_CATALOG)\n", err);
         exit(1);
     }
-    char *names[MAX_MODULES];
-    size_t nnames = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && nnames < MAX_MODULES) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".mnfs"))
-            continue;
-        char name[256];
-        snprintf(name, sizeof name, "%.*s", (int)(len - 5), e->d_name);
-        char *dot = strstr(name, ".intf"); /* dual.intf1.mnfs is module "dual" */
-        if (dot)
-            *dot = 0;
-        bool dup = false;
-        for (size_t i = 0; i < nnames; i++)
-            dup = dup || !strcmp(names[i], name);
-        if (!dup)
-            names[nnames++] = strdup(name);
-    }
-    closedir(d);
-    qsort(names, nnames, sizeof names[0], cmp_str); /* stable input meaning across runs */
-    for (size_t i = 0; i < nnames; i++) {
-        char err[512];
+    for (long i = 0; i < nnames && nmodules < MAX_MODULES; i++) {
         vm_module *m = vm_module_load(dir, names[i], err, sizeof err);
         if (!m) {
             fprintf(stderr, "fuzz_svc: catalog entry %s: %s\n", names[i], err);
             exit(1);
         }
         modules[nmodules++] = m;
-        free(names[i]);
     }
+    vm_catalog_names_free(names);
     if (!nmodules) {
         fprintf(stderr, "fuzz_svc: no module in %s\n", dir);
         exit(1);

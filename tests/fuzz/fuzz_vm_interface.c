@@ -12,7 +12,6 @@
 //    or a response gets none;
 //  - everything the interface sends is a well-formed Greybus message of at most 2048
 //    bytes, and a failed response carries no payload.
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,11 +48,6 @@ static struct target {
 } targets[MAX_TARGETS];
 static size_t ntargets;
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
@@ -61,34 +55,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const char *dir = getenv("GBVP_CATALOG");
     if (!dir)
         dir = "virtual-modules/catalog";
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "fuzz_vm_interface: cannot open catalog %s (run from the repository "
-                "root or set GBVP_CATALOG)\n", dir);
+    char **names, err[512];
+    /* Sorted names give every input the same meaning across runs. */
+    long nnames = vm_catalog_names(dir, &names, err, sizeof err);
+    if (nnames < 0) {
+        fprintf(stderr, "fuzz_vm_interface: %s (run from the repository root or set "
+                "GBVP_CATALOG)\n", err);
         exit(1);
     }
-    char *names[MAX_MODULES];
-    size_t nnames = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && nnames < MAX_MODULES) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".mnfs"))
-            continue;
-        char name[256];
-        snprintf(name, sizeof name, "%.*s", (int)(len - 5), e->d_name);
-        char *dot = strstr(name, ".intf"); /* dual.intf1.mnfs is module "dual" */
-        if (dot)
-            *dot = 0;
-        bool dup = false;
-        for (size_t i = 0; i < nnames; i++)
-            dup = dup || !strcmp(names[i], name);
-        if (!dup)
-            names[nnames++] = strdup(name);
-    }
-    closedir(d);
-    qsort(names, nnames, sizeof names[0], cmp_str); /* stable input meaning across runs */
-    for (size_t i = 0; i < nnames; i++) {
-        char err[512];
+    for (long i = 0; i < nnames && nmodules < MAX_MODULES; i++) {
         vm_module *m = vm_module_load(dir, names[i], err, sizeof err);
         if (!m) {
             fprintf(stderr, "fuzz_vm_interface: catalog entry %s: %s\n", names[i], err);
@@ -97,8 +72,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         modules[nmodules++] = m;
         for (size_t k = 0; k < vm_module_interface_count(m) && ntargets < MAX_TARGETS; k++)
             targets[ntargets++] = (struct target){m, k};
-        free(names[i]);
     }
+    vm_catalog_names_free(names);
     if (!ntargets) {
         fprintf(stderr, "fuzz_vm_interface: no module in %s\n", dir);
         exit(1);

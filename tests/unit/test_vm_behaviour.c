@@ -116,6 +116,19 @@ static void test_catalog_entries_all_load(void)
     }
 }
 
+static void test_catalog_names_lists_each_entry_once_sorted(void)
+{
+    char **names, err[256];
+    CU_ASSERT_EQUAL(vm_catalog_names(NULL, &names, err, sizeof err), 8);
+    static const char *const want[] = {"battery", "dual", "keyboard", "light", "loopback",
+                                       "sensor", "uart", "vibrator", NULL};
+    for (size_t i = 0; i < 9; i++)
+        CU_ASSERT_TRUE(want[i] ? names[i] && !strcmp(names[i], want[i]) : !names[i]);
+    vm_catalog_names_free(names);
+    CU_ASSERT_EQUAL(vm_catalog_names("/nonexistent/catalog", &names, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot open catalog /nonexistent/catalog"));
+}
+
 static void test_catalog_dual_module_scopes_behaviour_per_interface(void)
 {
     char err[512];
@@ -204,6 +217,7 @@ const unit_test vmt_behaviour_tests[] = {
     UNIT_TEST(test_behaviour_typed_values_are_checked),
     UNIT_TEST(test_behaviour_rejects_cport_missing_from_manifest),
     UNIT_TEST(test_catalog_entries_all_load),
+    UNIT_TEST(test_catalog_names_lists_each_entry_once_sorted),
     UNIT_TEST(test_catalog_dual_module_scopes_behaviour_per_interface),
     UNIT_TEST(test_catalog_unknown_or_unsafe_names_are_refused),
     UNIT_TESTS_END,
