@@ -10,6 +10,7 @@
 
 #include "unipro-model/up_consts.h"
 #include "unipro-model/up_env.h"
+#include "unipro-model/up_port.h"
 
 #define FAST_MAX 256
 
@@ -20,6 +21,9 @@ typedef struct fast_dir {
     bool burst_ever;
     int to_node;   /* >= 0: delivers to this node */
     int to_switch; /* >= 0: enters this switch */
+    struct fast_dir *rev;  /* the other direction of the same link */
+    unsigned unacked;      /* frames received over this direction not yet covered by an AFC */
+    uint64_t afc_syms;     /* AFC symbols this direction owes the other one's receiver */
 } fast_dir;
 
 typedef struct fast_msg {
@@ -27,7 +31,7 @@ typedef struct fast_msg {
     struct fast_msg *all;   /* every block ever allocated, for up_fast_free */
     struct up_fast *owner;
     unsigned flow;
-    uint32_t syms, first_syms, last_syms;
+    uint32_t syms, first_syms, last_syms, frames;
     sim_time t_submit, prev_end, prev_latency;
     fast_dir *at;
 } fast_msg;
@@ -50,6 +54,7 @@ struct up_fast {
     const sim_scheduler *s;
     up_phy_params pp;
     sim_time fwd;
+    unsigned afc_every;     /* frames per AFC: the DL's out_ack_threshold + 1 */
     fast_dir *node_out[FAST_MAX];
     unsigned n_nodes;
     fast_switch sw[FAST_MAX];
@@ -70,6 +75,7 @@ up_fast *up_fast_new(const sim_scheduler *s, const up_phy_params *pp, sim_time f
     f->s = s;
     f->pp = pp ? *pp : up_phy_params_default();
     f->fwd = fwd;
+    f->afc_every = up_dl_params_default().out_ack_threshold + 1;
     return f;
 }
 
@@ -138,6 +144,8 @@ int up_fast_link_node(up_fast *f, unsigned node, int sw, unsigned port, const up
         if (port >= f->n_nodes || f->node_out[port])
             return -EINVAL;
         a->to_node = (int)port;
+        a->rev = b;
+        b->rev = a;
         f->node_out[port] = b;
         return 0;
     }
@@ -148,6 +156,8 @@ int up_fast_link_node(up_fast *f, unsigned node, int sw, unsigned port, const up
         return -ENOMEM;
     s->out[port] = *b;
     s->out[port].to_node = (int)node;
+    s->out[port].rev = a;
+    a->rev = &s->out[port];
     a->to_switch = sw;
     return 0;
 }
@@ -171,13 +181,22 @@ static void commit(up_fast *f, fast_dir *d, fast_msg *m, sim_time not_before, si
         start = not_before;
     sim_time open = (!d->burst_ever || start > d->busy_until + d->hold) ? d->open : 0;
     d->burst_ever = true;
-    sim_time end = start + open + up_phy_symbols_time(d->sym_fp, m->syms);
+    /* AFCs this direction owes go out between the message's frames (or went out in the
+     * idle time before it), so they stretch its end but not its first frame */
+    uint64_t afc = start > d->busy_until ? 0 : d->afc_syms;
+    d->afc_syms = 0;
+    sim_time end = start + open + up_phy_symbols_time(d->sym_fp, m->syms + afc);
     if (min_end) {
         sim_time last = min_end + up_phy_symbols_time(d->sym_fp, m->last_syms);
         if (last > end)
             end = last;
     }
     d->busy_until = end;
+    if (d->rev) { /* the receiver acknowledges every afc_every frames on the way back */
+        d->unacked += m->frames;
+        d->rev->afc_syms += (uint64_t)(d->unacked / f->afc_every) * UP_AFC_SYMS;
+        d->unacked %= f->afc_every;
+    }
     m->prev_end = end;
     m->prev_latency = d->latency;
     m->at = d;
@@ -202,18 +221,19 @@ static fast_msg *new_msg(up_fast *f, unsigned flow)
         f->all_msgs = m;
     }
     fast_flow *fl = &f->flows[flow];
-    uint32_t len = fl->payload + fl->header, syms = 0, first = 0, last = 0;
+    uint32_t len = fl->payload + fl->header, syms = 0, first = 0, last = 0, frames = 0;
     for (uint32_t off = 0; off < len || (!len && !syms); off += fl->segment) {
         uint32_t seg = len - off < fl->segment ? len - off : fl->segment;
         last = up_frame_symbols(seg);
         if (!syms)
             first = last;
         syms += last;
+        frames++;
         if (!len)
             break;
     }
-    *m = (fast_msg){ .all = all, .owner = f, .flow = flow, .syms = syms, .first_syms = first, .last_syms = last,
-                     .t_submit = sim_now(f->s) };
+    *m = (fast_msg){ .all = all, .owner = f, .flow = flow, .syms = syms, .first_syms = first,
+                     .last_syms = last, .frames = frames, .t_submit = sim_now(f->s) };
     return m;
 }
 

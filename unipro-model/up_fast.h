@@ -6,7 +6,11 @@
 // passed, and never finishes before the last frame could have. Two events per message and
 // hop instead of about 1.25 per frame.
 //
-// What it leaves out, by design: AFC/NAC traffic, credits and windows (assumed ample),
+// The AFCs a receiver sends back (one per out_ack_threshold + 1 frames, the DL default)
+// take wire time on the other direction: they stretch the next message sent there, or fit
+// in the idle time before it.
+//
+// What it leaves out, by design: NAC traffic, credits and windows (assumed ample),
 // faults, E2EFC, TC1 preemption, frame-level round robin in the switch (outputs serve
 // messages in arrival order) and head-of-line blocking. Use the frame-level model for
 // those; bench_unipro prints both side by side with the difference.

@@ -353,8 +353,96 @@ static void test_message_level_mode_matches_analytic_goodput_and_latency(void)
         }
 }
 
+/* Saturated flows both ways between A and B through a switch, on HS-G3B x2 with the
+ * default DL parameters: the frame-level model's goodput per flow. */
+static double frame_level_goodput_both_ways(unsigned payload)
+{
+    sim_kernel *k = sim_kernel_new(0);
+    up_env *env = up_env_new(sim_kernel_scheduler(k));
+    up_node_cfg na = up_node_cfg_default(2), nb = up_node_cfg_default(3);
+    up_node *a = up_node_new(env, &na, NULL, NULL), *b = up_node_new(env, &nb, NULL, NULL);
+    sw_switch_cfg sc = sw_switch_cfg_default();
+    sc.fwd_latency = FWD_LATENCY;
+    sw_switch *sw = sw_switch_new(env, &sc, NULL);
+    CU_ASSERT_FATAL(a && b && sw);
+    CU_ASSERT_FATAL(sw_route_pair_create(sw_switch_routes(sw), 2, 0, 3, 1) == 0);
+    up_link_cfg lc = up_link_cfg_default();
+    up_link *l1 = up_link_new(env, up_node_port(a), sw_switch_port(sw, 0), &lc, NULL, 0);
+    up_link *l2 = up_link_new(env, sw_switch_port(sw, 1), up_node_port(b), &lc, NULL, 0);
+    CU_ASSERT_FATAL(l1 && l2);
+    up_cport_cfg cc = up_cport_cfg_default(3, 5);
+    cc.flags = UP_CPORT_CSD_N | UP_CPORT_CSV_N;
+    CU_ASSERT_FATAL(up_cport_connect(a, 4, &cc) == 0);
+    cc.peer_dev = 2;
+    cc.peer_cport = 4;
+    CU_ASSERT_FATAL(up_cport_connect(b, 5, &cc) == 0);
+    cc.peer_cport = 6; /* a second connection for the flow from B to A */
+    CU_ASSERT_FATAL(up_cport_connect(b, 7, &cc) == 0);
+    cc.peer_dev = 3;
+    cc.peer_cport = 7;
+    CU_ASSERT_FATAL(up_cport_connect(a, 6, &cc) == 0);
+    up_traffic_cfg tc = { .kind = UP_TRAFFIC_SATURATE, .size = payload, .header = 8, .depth = 2 };
+    up_traffic *ab = up_traffic_new(env, &tc, a, 4, b, 5), *ba = up_traffic_new(env, &tc, b, 7, a, 6);
+    CU_ASSERT_FATAL(ab && ba);
+    up_traffic_start(ab);
+    up_traffic_start(ba);
+    sim_kernel_run_until(k, SIM_US(50));
+    uint64_t b0 = up_traffic_rx_bytes(ab) + up_traffic_rx_bytes(ba);
+    sim_kernel_run_until(k, SIM_US(50) + SIM_MS(2));
+    uint64_t b1 = up_traffic_rx_bytes(ab) + up_traffic_rx_bytes(ba);
+    up_traffic_free(ab);
+    up_traffic_free(ba);
+    up_link_free(l1);
+    up_link_free(l2);
+    up_node_free(a);
+    up_node_free(b);
+    sw_switch_free(sw);
+    up_env_free(env);
+    sim_kernel_free(k);
+    return (double)(b1 - b0) * 8.0 / 2 / 2e-3;
+}
+
+/* With data both ways, each direction also carries the AFCs of the other direction's
+ * frames (one per out_ack_threshold + 1 = 4 frames): the message-level mode charges their
+ * wire time, matching the first-principles rate and the frame-level model. */
+static void test_message_level_mode_counts_afc_time_with_traffic_both_ways(void)
+{
+    const unsigned payload = 2048;
+    sim_kernel *k = sim_kernel_new(0);
+    up_fast *f = up_fast_new(sim_kernel_scheduler(k), NULL, FWD_LATENCY);
+    up_phy_cfg phy = up_phy_cfg_default();
+    CU_ASSERT_FATAL(up_fast_add_node(f) == 0 && up_fast_add_node(f) == 1);
+    CU_ASSERT_FATAL(up_fast_add_switch(f, 2) == 0);
+    CU_ASSERT_FATAL(up_fast_link_node(f, 0, 0, 0, &phy) == 0);
+    CU_ASSERT_FATAL(up_fast_link_node(f, 1, 0, 1, &phy) == 0);
+    CU_ASSERT_FATAL(up_fast_route(f, 0, 1, 1) == 0 && up_fast_route(f, 0, 0, 0) == 0);
+    CU_ASSERT_FATAL(up_fast_flow(f, 0, 1, payload, 8, 2, UP_SEGMENT_MAX) == 0);
+    CU_ASSERT_FATAL(up_fast_flow(f, 1, 0, payload, 8, 2, UP_SEGMENT_MAX) == 1);
+    sim_kernel_run_until(k, SIM_US(50));
+    uint64_t b0 = up_fast_flow_rx_bytes(f, 0) + up_fast_flow_rx_bytes(f, 1);
+    sim_kernel_run_until(k, SIM_US(50) + SIM_MS(2));
+    uint64_t b1 = up_fast_flow_rx_bytes(f, 0) + up_fast_flow_rx_bytes(f, 1);
+    double got = (double)(b1 - b0) * 8.0 / 2 / 2e-3;
+    up_fast_free(f);
+    sim_kernel_free(k);
+
+    double sym = symbol_ps(3, UP_SERIES_B, 2);
+    unsigned frames;
+    double syms = message_syms(payload, &frames, NULL);
+    double one_way = payload * 8.0 / (syms * sym * 1e-12);
+    double both_ways = payload * 8.0 / ((syms + frames / 4.0 * UP_AFC_SYMS) * sym * 1e-12);
+    CU_ASSERT(fabs(got - both_ways) / both_ways < 0.001);
+    CU_ASSERT(one_way - got > 0.004 * one_way); /* the AFC share is visible: ~0.57% */
+    double frame_level = frame_level_goodput_both_ways(payload);
+    CU_ASSERT(fabs(got - frame_level) / frame_level < 0.002);
+    if (getenv("V"))
+        printf("\n    both ways: message level %.5g, frame level %.5g, analytic %.5g b/s\n",
+               got, frame_level, both_ways);
+}
+
 static const unit_test validation_tests[] = {
     UNIT_TEST(test_message_level_mode_matches_analytic_goodput_and_latency),
+    UNIT_TEST(test_message_level_mode_counts_afc_time_with_traffic_both_ways),
     UNIT_TEST(test_g3b_x2_goodput_matches_published_table),
     UNIT_TEST(test_saturated_goodput_matches_analytic_for_every_gear_series_lanes_size),
     UNIT_TEST(test_default_dl_parameters_reach_rate_bound_at_g3b_x2),
