@@ -22,7 +22,6 @@ enum {
 typedef struct up_slot {
     sim_time start, end, arrive;
     sim_time open;         /* burst-open time at the start */
-    sim_event ev;
     uint8_t kind, tc, prio, flags;
     uint32_t seq;          /* data: full sequence number; AFC: acknowledged (5-bit) */
     uint64_t credits;      /* AFC: cumulative credits granted */
@@ -84,6 +83,7 @@ struct up_port {
 
     up_slot pipe[UP_PIPE_MAX];
     unsigned pipe_head, pipe_count;
+    sim_event arrive_ev;       /* the arrival of pipe[pipe_head] */
     sim_time busy_until;       /* the wire is committed until then */
     sim_time popped_end;       /* end of the last slot that left the pipe */
     bool burst_ever;

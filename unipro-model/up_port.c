@@ -2,10 +2,10 @@
 // The data link layer of one port. How time is spent (see docs/performance-model.md):
 //
 // The sending side commits transmissions to the wire ahead of time: each "slot" has a start
-// and end time and one kernel event, at the time the receiver has it (end + PHY TX and RX
-// latency). Slots are committed only a little ahead (until the wire is busy for one PHY
-// latency beyond the end of the oldest slot still travelling), so nearly every data frame
-// costs a single event. When something of higher priority turns up (an AFC or NAC, a TC1
+// and end time and an arrival time, when the receiver has it (end + PHY TX and RX latency).
+// Slots arrive in commit order, so only the oldest has a kernel event at a time. Slots are
+// committed only a little ahead (until the wire is busy for one PHY latency beyond the end
+// of the oldest slot still travelling), so nearly every data frame costs a single event. When something of higher priority turns up (an AFC or NAC, a TC1
 // frame) the slots that have not started yet are taken back ("uncommitted") and committed
 // again after it; a TC0 frame already on the wire is preempted by TC1 and resumed later
 // with a COF symbol. Control frames wait for the frame on the wire to end.
@@ -205,6 +205,23 @@ static up_slot *pipe_tail(up_port *p)
     return p->pipe_count ? pipe_at(p, p->pipe_count - 1) : NULL;
 }
 
+/* Only the oldest slot of the pipe has a kernel event: slots arrive in the order they
+ * were committed, so the next one is scheduled when the oldest leaves. That keeps the
+ * kernel's queue at one entry per busy port and makes taking a slot back free. */
+static void schedule_head(up_port *p, sim_time now)
+{
+    if (sim_schedule(p->s, pipe_at(p, 0)->arrive - now, port_arrive, p, &p->arrive_ev) != 0)
+        abort(); /* the kernel cannot grow: nothing sensible can continue */
+}
+
+/* Forgets the newest slot's place in the pipe (its contents stay readable). */
+static void drop_tail(up_port *p)
+{
+    if (p->pipe_count == 1)
+        sim_cancel(p->s, p->arrive_ev);
+    p->pipe_count--;
+}
+
 /* Puts a slot whose kind, symbols, flags and payload are set on the wire at `start`. */
 static void commit(up_port *p, up_slot *n, sim_time start, sim_time extra)
 {
@@ -236,9 +253,8 @@ static void commit(up_port *p, up_slot *n, sim_time start, sim_time extra)
     up_slot *slot = &p->pipe[(p->pipe_head + p->pipe_count) % UP_PIPE_MAX];
     if (slot != n)
         *slot = *n;
-    p->pipe_count++;
-    if (sim_schedule(p->s, slot->arrive - now, port_arrive, p, &slot->ev) != 0)
-        abort(); /* the kernel cannot grow: nothing sensible can continue */
+    if (!p->pipe_count++)
+        schedule_head(p, now);
 }
 
 static sim_time slot_body(const up_slot *s)
@@ -250,8 +266,7 @@ static sim_time slot_body(const up_slot *s)
 static void uncommit_tail(up_port *p)
 {
     up_slot *s = pipe_tail(p);
-    sim_cancel(p->s, s->ev);
-    p->pipe_count--;
+    drop_tail(p);
     up_slot *prev = pipe_tail(p);
     p->busy_until = prev ? prev->end : p->popped_end;
     if (s->kind == UP_SLOT_AFC) {
@@ -299,8 +314,7 @@ static void make_room(up_port *p, unsigned prio)
         up_txtc *tx = &p->tx[0];
         if (tx->has_suspended)
             return; /* one suspension at a time */
-        sim_cancel(p->s, t->ev);
-        p->pipe_count--;
+        drop_tail(p);
         p->st.tx_busy += now - t->start;
         p->st.tx_preemptions++;
         up_slot sus = *t;
@@ -698,19 +712,19 @@ static void port_arrive(void *ctx)
     up_port *p = ctx;
     /* the slot stays readable after the pop: commits during receive() go to the tail and
      * the pump keeps one slot free, so the ring never reaches it before we are done */
-    up_slot *sp = &p->pipe[p->pipe_head];
-#define s (*sp)
+    up_slot *s = &p->pipe[p->pipe_head];
     p->pipe_head = (p->pipe_head + 1) % UP_PIPE_MAX;
-    p->pipe_count--;
-    if (s.end > p->popped_end)
-        p->popped_end = s.end;
-    p->st.tx_busy += s.end - s.start;
-    switch (s.kind) {
+    if (--p->pipe_count)
+        schedule_head(p, sim_now(p->s));
+    if (s->end > p->popped_end)
+        p->popped_end = s->end;
+    p->st.tx_busy += s->end - s->start;
+    switch (s->kind) {
     case UP_SLOT_DATA:
-        if (!(s.flags & UP_SLOT_RESUMED)) {
+        if (!(s->flags & UP_SLOT_RESUMED)) {
             p->st.tx_frames++;
-            p->st.tx_payload_bytes += s.f.len;
-            if (s.flags & UP_SLOT_REPLAY)
+            p->st.tx_payload_bytes += s->f.len;
+            if (s->flags & UP_SLOT_REPLAY)
                 p->st.tx_replays++;
         }
         break;
@@ -721,10 +735,9 @@ static void port_arrive(void *ctx)
         p->st.tx_nac++;
         break;
     }
-    p->st.tx_wire_bytes += 2ull * (s.symbols + ((s.flags & UP_SLOT_RESUMED) ? UP_COF_SYMS : 0));
+    p->st.tx_wire_bytes += 2ull * (s->symbols + ((s->flags & UP_SLOT_RESUMED) ? UP_COF_SYMS : 0));
     up_port *q = p->peer;
-    receive(q, sp);
-#undef s
+    receive(q, s);
     if (!p->pipe_count) {
         /* the incoming burst pauses: acknowledge what has not been yet */
         for (unsigned tc = 0; tc < UP_TCS; tc++)
@@ -766,20 +779,9 @@ void up_port_link_lost(up_port *p)
 {
     while (p->pipe_count) {
         up_slot *s = pipe_tail(p);
-        sim_cancel(p->s, s->ev);
-        if (s->kind == UP_SLOT_DATA && (s->flags & UP_SLOT_RESUMED)) {
-            if (s->f.msg)
-                up_msg_unref(p->env, s->f.msg);
-            p->pipe_count--;
-            continue;
-        }
-        if (s->kind == UP_SLOT_DATA) {
-            if (s->f.msg)
-                up_msg_unref(p->env, s->f.msg);
-            p->pipe_count--;
-            continue;
-        }
-        p->pipe_count--;
+        if (s->kind == UP_SLOT_DATA && s->f.msg)
+            up_msg_unref(p->env, s->f.msg);
+        drop_tail(p);
     }
     for (unsigned tc = 0; tc < UP_TCS; tc++) {
         up_txtc *t = &p->tx[tc];
