@@ -3,6 +3,7 @@
 # control socket and `gbvp ctl` (sim/control*.c, sim/ctl_cli.c), and the scenarios run by
 # `make scenarios`.
 SCENARIO_SRCS := sim/scenario.c sim/scenario_api.c sim/scenario_report.c sim/scenario_tap.c \
+	sim/sim_fields.c sim/slot_backend.c \
 	sim/control.c sim/control_cmd.c
 $(eval $(call library,sim_scenario,$(SCENARIO_SRCS)))
 GBVP_SRCS += sim/scenario_cli.c sim/test_cli.c sim/ctl_cli.c sim/control_gbvp.c sim/scenario_gbvp.c
@@ -41,6 +42,7 @@ scenarios: $(B)/gbvp
 	$(Q)scripts/validate-reports.sh --tap $(B)/hotplug_basic.tap --tap $(B)/broken.tap \
 		--junit $(B)/scenarios.xml --junit $(B)/scenarios-gbvp-sim.xml \
 		--junit $(B)/scenarios-timing.xml
+$(eval $(call unit_test,test_sim_fields,tests/unit/test_sim_fields.c,$(LIB_sim_scenario) $(B)/lib/libswitch_model.a $(B)/lib/libvm.a))
 $(eval $(call unit_test,test_control,tests/unit/test_control.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libsim_agent.a))
 $(eval $(call unit_test,test_scenario_gbvp,tests/unit/test_scenario_gbvp.c sim/scenario_gbvp.c sim/gbvp_sim.c sim/gbvp_net.c sim/control_gbvp.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libgblink.a $(B)/lib/libsim_agent.a $(B)/lib/libunipro_model.a $(B)/lib/libsim_kernel.a))
 

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/sim_fields.h"
+#include "sim/slot_backend.h"
 #include "virtual-modules/gpio.h"
 #include "virtual-modules/hid.h"
 #include "virtual-modules/power_supply.h"
 #include "virtual-modules/uart.h"
-
-#define MAX_INTF_PER_MODULE 8u
 
 typedef struct req {
     sim_control *c;
@@ -102,6 +102,20 @@ static void add_bool(req *r, const char *name, bool v)
 {
     json_builder_set_member_name(r->b, name);
     json_builder_add_boolean_value(r->b, v);
+}
+
+static void add_field(void *r, const char *name, sim_field_kind kind, int64_t v)
+{
+    if (kind == SIM_FIELD_BOOL)
+        add_bool(r, name, v != 0);
+    else
+        add_int(r, name, v);
+}
+
+/* The fields of `set` read from `obj` (sim/sim_fields.h) as members of the reply. */
+static void add_fields(req *r, const sim_fields *set, const void *obj)
+{
+    sim_fields_each(set, obj, add_field, r);
 }
 
 static bool get_slot(req *r, unsigned *slot)
@@ -199,17 +213,9 @@ static bool cmd_interface(req *r)
 
 static bool cmd_stats(req *r)
 {
-    gb_svc *svc = r->c->b.svc(r->c->b.ctx);
-    gb_svc_stats st = gb_svc_get_stats(svc);
-    add_int(r, "ap_requests", (gint64)st.ap_requests);
-    add_int(r, "ap_bad_requests", (gint64)st.ap_bad_requests);
-    add_int(r, "svc_requests_sent", (gint64)st.svc_requests_sent);
-    add_int(r, "ap_timeouts", (gint64)st.ap_timeouts);
-    add_int(r, "pings", (gint64)st.pings);
-    add_int(r, "forwarded_to_ap", (gint64)st.forwarded_to_ap);
-    add_int(r, "forwarded_to_intf", (gint64)st.forwarded_to_intf);
-    add_int(r, "dropped", (gint64)st.dropped);
-    add_int(r, "connections", (gint64)gb_svc_conn_count(gb_svc_connections(svc)));
+    sim_svc_report rep;
+    sim_svc_report_take(r->c->b.svc(r->c->b.ctx), &rep);
+    add_fields(r, &sim_fields_svc_counters, &rep);
     return true;
 }
 
@@ -225,36 +231,24 @@ static bool cmd_wait(req *r)
     return true;
 }
 
-/* The first backend of a kind in the module in `slot`. */
-static void *backend(req *r, unsigned slot, void *(*fn)(vm_interface *), const char *kind)
+/* The first backend of a kind in the module in `slot`; `what` names it in errors. */
+static void *backend(req *r, unsigned slot, sim_backend_kind kind, const char *what)
 {
     if (!r->c->b.slots) {
         fail(r, "%s: not available in %s (the simulator does not expose its modules' "
-             "backends to the control socket yet)", kind, r->c->b.name);
+             "backends to the control socket yet)", what, r->c->b.name);
         return NULL;
     }
     gb_slots *slots = r->c->b.slots(r->c->b.ctx);
-    if (!gb_slots_module_name(slots, slot)) {
-        fail(r, "slot %u is empty: no %s", slot, kind);
-        return NULL;
-    }
-    for (unsigned i = 0; i < MAX_INTF_PER_MODULE; i++) {
-        vm_interface *intf = gb_slots_interface(slots, slot, i);
-        if (!intf)
-            break;
-        void *b = fn(intf);
-        if (b)
-            return b;
-    }
-    fail(r, "the module in slot %u (%s) has no %s", slot, gb_slots_module_name(slots, slot),
-         kind);
-    return NULL;
+    int why;
+    void *b = sim_slot_backend(slots, slot, kind, &why);
+    if (!b && why == -ENOENT)
+        fail(r, "slot %u is empty: no %s", slot, what);
+    else if (!b)
+        fail(r, "the module in slot %u (%s) has no %s", slot,
+             gb_slots_module_name(slots, slot), what);
+    return b;
 }
-
-static void *gpio_of(vm_interface *i) { return vm_interface_gpio(i, VM_ANY_CPORT); }
-static void *psy_of(vm_interface *i) { return vm_interface_power_supply(i, VM_ANY_CPORT); }
-static void *hid_of(vm_interface *i) { return vm_interface_hid(i, VM_ANY_CPORT); }
-static void *uart_of(vm_interface *i) { return vm_interface_uart(i, VM_ANY_CPORT); }
 
 static bool cmd_gpio_set(req *r)
 {
@@ -262,7 +256,7 @@ static bool cmd_gpio_set(req *r)
     gint64 line, level;
     if (!get_slot(r, &slot))
         return false;
-    vm_gpio *g = backend(r, slot, gpio_of, "GPIO controller");
+    vm_gpio *g = backend(r, slot, SIM_BACKEND_GPIO, "GPIO controller");
     if (!g || !get_int(r, "line", 0, vm_gpio_line_count(g) - 1, &line) ||
         !get_int(r, "level", 0, 1, &level))
         return false;
@@ -280,16 +274,13 @@ static bool cmd_gpio_get(req *r)
     gint64 line;
     if (!get_slot(r, &slot))
         return false;
-    vm_gpio *g = backend(r, slot, gpio_of, "GPIO controller");
+    vm_gpio *g = backend(r, slot, SIM_BACKEND_GPIO, "GPIO controller");
     if (!g || !get_int(r, "line", 0, vm_gpio_line_count(g) - 1, &line))
         return false;
     vm_gpio_line st;
     vm_gpio_get_line(g, (unsigned)line, &st);
     add_int(r, "value", vm_gpio_get_value(g, (unsigned)line));
-    add_bool(r, "output", st.output);
-    add_bool(r, "activated", st.activated);
-    add_int(r, "irq_type", st.irq_type);
-    add_bool(r, "masked", st.irq_masked);
+    add_fields(r, &sim_fields_gpio_line, &st);
     return true;
 }
 
@@ -312,7 +303,7 @@ static bool cmd_battery_set(req *r)
     gint64 value, psy;
     if (!get_slot(r, &slot))
         return false;
-    vm_power_supply *ps = backend(r, slot, psy_of, "battery");
+    vm_power_supply *ps = backend(r, slot, SIM_BACKEND_POWER_SUPPLY, "battery");
     if (!ps || !psy_prop(r, &prop) || !get_int(r, "value", INT32_MIN, INT32_MAX, &value) ||
         !opt_int(r, "supply", 0, vm_power_supply_count(ps) - 1, 0, &psy))
         return false;
@@ -330,7 +321,7 @@ static bool cmd_battery_get(req *r)
     gint64 psy;
     if (!get_slot(r, &slot))
         return false;
-    vm_power_supply *ps = backend(r, slot, psy_of, "battery");
+    vm_power_supply *ps = backend(r, slot, SIM_BACKEND_POWER_SUPPLY, "battery");
     if (!ps || !psy_prop(r, &prop) ||
         !opt_int(r, "supply", 0, vm_power_supply_count(ps) - 1, 0, &psy))
         return false;
@@ -347,7 +338,7 @@ static bool cmd_uart_send(req *r)
     const char *data;
     if (!get_slot(r, &slot))
         return false;
-    vm_uart *u = backend(r, slot, uart_of, "UART");
+    vm_uart *u = backend(r, slot, SIM_BACKEND_UART, "UART");
     if (!u || !get_str(r, "data", 8192, &data))
         return false;
     int rc = vm_uart_inject_rx(u, (const uint8_t *)data, strlen(data), 0);
@@ -361,7 +352,7 @@ static bool cmd_hid_input(req *r)
     unsigned slot;
     if (!get_slot(r, &slot))
         return false;
-    vm_hid *h = backend(r, slot, hid_of, "HID device");
+    vm_hid *h = backend(r, slot, SIM_BACKEND_HID, "HID device");
     if (!h)
         return false;
     JsonNode *n = json_object_get_member(r->o, "report");
@@ -396,7 +387,7 @@ static bool cmd_cmd(req *r)
     if (!r->c->b.command)
         return fail(r, "%s has no backend commands", r->c->b.name);
     if (!get_slot(r, &slot) || !get_str(r, "line", 512, &line) ||
-        !opt_int(r, "index", 0, MAX_INTF_PER_MODULE - 1, 0, &index))
+        !opt_int(r, "index", 0, SIM_MAX_INTF_PER_MODULE - 1, 0, &index))
         return false;
     if (strchr(line, '\n'))
         return fail(r, "field 'line' must be one line");

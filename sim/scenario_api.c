@@ -12,6 +12,8 @@
 #include <strings.h>
 
 #include "sim/agent_client.h"
+#include "sim/sim_fields.h"
+#include "sim/slot_backend.h"
 #include "virtual-modules/gpio.h"
 #include "virtual-modules/hid.h"
 #include "virtual-modules/i2c.h"
@@ -19,7 +21,6 @@
 #include "virtual-modules/uart.h"
 #include "virtual-modules/vm_module.h"
 
-#define MAX_INTF_PER_MODULE 8u
 #define MAX_WAIT_MS (24.0 * 3600 * 1000)
 
 static sim_scenario *SC(lua_State *L)
@@ -294,6 +295,28 @@ static void set_int(lua_State *L, const char *k, lua_Integer v)
     lua_setfield(L, -2, k);
 }
 
+static void set_field(void *L, const char *k, sim_field_kind kind, int64_t v)
+{
+    if (kind == SIM_FIELD_BOOL)
+        set_bool(L, k, v != 0);
+    else
+        set_int(L, k, (lua_Integer)v);
+}
+
+/* The fields of `set` read from `obj` (sim/sim_fields.h) into the table on top. */
+static void set_fields(lua_State *L, const sim_fields *set, const void *obj)
+{
+    sim_fields_each(set, obj, set_field, L);
+}
+
+/* A new table with the fields of `set` read from `obj`; returns 1 (the table). */
+static int push_fields(lua_State *L, const sim_fields *set, const void *obj)
+{
+    lua_createtable(L, 0, (int)sim_fields_count(set));
+    set_fields(L, set, obj);
+    return 1;
+}
+
 /* gbvp.interface(id) -> { state, known, active, enabled, suspended, device_id, ... } */
 static int l_interface(lua_State *L)
 {
@@ -304,14 +327,7 @@ static int l_interface(lua_State *L)
     lua_createtable(L, 0, 10);
     lua_pushstring(L, intf_state_name(&v));
     lua_setfield(L, -2, "state");
-    set_bool(L, "known", v.known);
-    set_bool(L, "active", v.active);
-    set_bool(L, "enabled", v.enabled);
-    set_bool(L, "suspended", v.suspended);
-    set_int(L, "device_id", v.device_id);
-    set_int(L, "bundles", v.bundles);
-    set_int(L, "bound_bundles", v.bound_bundles);
-    set_int(L, "connections", v.connections);
+    set_fields(L, &sim_fields_scenario_intf, &v);
     gb_svc_intf_info in;
     if (gb_svc_get_intf(sc->t.svc(sc->t.ctx), id, &in)) {
         set_bool(L, "present", in.present);
@@ -323,35 +339,24 @@ static int l_interface(lua_State *L)
 
 /* ---- backends ---- */
 
-/* The first backend of a kind among the interfaces of the module in `slot`. */
-typedef void *(*backend_fn)(vm_interface *intf);
-static void *gpio_of(vm_interface *i) { return vm_interface_gpio(i, VM_ANY_CPORT); }
-static void *psy_of(vm_interface *i) { return vm_interface_power_supply(i, VM_ANY_CPORT); }
-static void *hid_of(vm_interface *i) { return vm_interface_hid(i, VM_ANY_CPORT); }
-static void *uart_of(vm_interface *i) { return vm_interface_uart(i, VM_ANY_CPORT); }
-static void *i2c_of(vm_interface *i) { return vm_interface_i2c(i, VM_ANY_CPORT); }
-
-static void *backend(lua_State *L, backend_fn fn, const char *kind)
+/* The first backend of a kind among the interfaces of the module in the slot given as
+ * argument 1; `what` names it in errors. */
+static void *backend(lua_State *L, sim_backend_kind kind, const char *what)
 {
     sim_scenario *sc = SC(L);
     unsigned slot = check_slot(L, 1);
     if (!sc->t.slots)
         sc_error(L, "target %s does not expose its modules' backends: no %s to drive here",
-                 sc->t.name, kind);
+                 sc->t.name, what);
     gb_slots *slots = sc->t.slots(sc->t.ctx);
-    if (!gb_slots_module_name(slots, slot))
-        sc_error(L, "slot %d is empty: no %s to drive", (int)slot, kind);
-    for (unsigned i = 0; i < MAX_INTF_PER_MODULE; i++) {
-        vm_interface *intf = gb_slots_interface(slots, slot, i);
-        if (!intf)
-            break;
-        void *b = fn(intf);
-        if (b)
-            return b;
-    }
-    sc_error(L, "the module in slot %d (%s) has no %s", (int)slot,
-               gb_slots_module_name(slots, slot), kind);
-    return NULL;
+    int why;
+    void *b = sim_slot_backend(slots, slot, kind, &why);
+    if (!b && why == -ENOENT)
+        sc_error(L, "slot %d is empty: no %s to drive", (int)slot, what);
+    if (!b)
+        sc_error(L, "the module in slot %d (%s) has no %s", (int)slot,
+                 gb_slots_module_name(slots, slot), what);
+    return b;
 }
 
 static const char *errno_text(int rc)
@@ -369,7 +374,7 @@ static const char *errno_text(int rc)
 static int l_gpio_set(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    vm_gpio *g = backend(L, gpio_of, "GPIO controller");
+    vm_gpio *g = backend(L, SIM_BACKEND_GPIO, "GPIO controller");
     lua_Integer line = luaL_checkinteger(L, 2);
     luaL_checkany(L, 3);
     bool level = lua_isboolean(L, 3) ? lua_toboolean(L, 3) : luaL_checkinteger(L, 3) != 0;
@@ -390,7 +395,7 @@ static int l_gpio_set(lua_State *L)
 /* gbvp.gpio_get(slot, line) -> { value, output, activated, irq_type, masked } */
 static int l_gpio_get(lua_State *L)
 {
-    vm_gpio *g = backend(L, gpio_of, "GPIO controller");
+    vm_gpio *g = backend(L, SIM_BACKEND_GPIO, "GPIO controller");
     lua_Integer line = luaL_checkinteger(L, 2);
     vm_gpio_line st;
     if (line < 0 || line > 0xffff || vm_gpio_get_line(g, (unsigned)line, &st))
@@ -398,10 +403,7 @@ static int l_gpio_get(lua_State *L)
                           vm_gpio_line_count(g) - 1);
     lua_createtable(L, 0, 6);
     set_int(L, "value", vm_gpio_get_value(g, (unsigned)line));
-    set_bool(L, "output", st.output);
-    set_bool(L, "activated", st.activated);
-    set_int(L, "irq_type", st.irq_type);
-    set_bool(L, "masked", st.irq_masked);
+    set_fields(L, &sim_fields_gpio_line, &st);
     set_bool(L, "input_level", st.in_level);
     return 1;
 }
@@ -409,13 +411,10 @@ static int l_gpio_get(lua_State *L)
 /* gbvp.gpio_stats(slot) -> { irq_events, irq_rejected, irq_lost, lines } */
 static int l_gpio_stats(lua_State *L)
 {
-    vm_gpio *g = backend(L, gpio_of, "GPIO controller");
+    vm_gpio *g = backend(L, SIM_BACKEND_GPIO, "GPIO controller");
     vm_gpio_stats st;
     vm_gpio_get_stats(g, &st);
-    lua_createtable(L, 0, 4);
-    set_int(L, "irq_events", (lua_Integer)st.irq_events);
-    set_int(L, "irq_rejected", (lua_Integer)st.irq_rejected);
-    set_int(L, "irq_lost", (lua_Integer)st.irq_lost);
+    push_fields(L, &sim_fields_gpio_stats, &st);
     set_int(L, "lines", vm_gpio_line_count(g));
     return 1;
 }
@@ -440,7 +439,7 @@ static uint8_t check_psy_prop(lua_State *L, int arg)
 static int l_battery_set(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    vm_power_supply *ps = backend(L, psy_of, "battery (power supply)");
+    vm_power_supply *ps = backend(L, SIM_BACKEND_POWER_SUPPLY, "battery (power supply)");
     uint8_t prop = check_psy_prop(L, 2);
     lua_Integer v = luaL_checkinteger(L, 3);
     lua_Integer psy = luaL_optinteger(L, 4, 0);
@@ -462,7 +461,7 @@ static int l_battery_set(lua_State *L)
 /* gbvp.battery_get(slot, property [, supply]) -> value */
 static int l_battery_get(lua_State *L)
 {
-    vm_power_supply *ps = backend(L, psy_of, "battery (power supply)");
+    vm_power_supply *ps = backend(L, SIM_BACKEND_POWER_SUPPLY, "battery (power supply)");
     uint8_t prop = check_psy_prop(L, 2);
     lua_Integer psy = luaL_optinteger(L, 3, 0);
     int32_t v;
@@ -476,22 +475,17 @@ static int l_battery_get(lua_State *L)
 /* gbvp.battery_stats(slot) */
 static int l_battery_stats(lua_State *L)
 {
-    vm_power_supply *ps = backend(L, psy_of, "battery (power supply)");
+    vm_power_supply *ps = backend(L, SIM_BACKEND_POWER_SUPPLY, "battery (power supply)");
     vm_power_supply_stats st;
     vm_power_supply_get_stats(ps, &st);
-    lua_createtable(L, 0, 4);
-    set_int(L, "get_property", (lua_Integer)st.get_property);
-    set_int(L, "set_property", (lua_Integer)st.set_property);
-    set_int(L, "events_sent", (lua_Integer)st.events_sent);
-    set_int(L, "events_rejected", (lua_Integer)st.events_rejected);
-    return 1;
+    return push_fields(L, &sim_fields_power_supply_stats, &st);
 }
 
 /* gbvp.hid_input(slot, report) with report a string or a table of bytes */
 static int l_hid_input(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    vm_hid *h = backend(L, hid_of, "HID device");
+    vm_hid *h = backend(L, SIM_BACKEND_HID, "HID device");
     uint8_t buf[VM_HID_MAX_REPORT];
     size_t n = 0;
     if (lua_istable(L, 2)) {
@@ -530,15 +524,10 @@ static int l_hid_input(lua_State *L)
 /* gbvp.hid_state(slot) */
 static int l_hid_state(lua_State *L)
 {
-    vm_hid *h = backend(L, hid_of, "HID device");
+    vm_hid *h = backend(L, SIM_BACKEND_HID, "HID device");
     vm_hid_state st;
     vm_hid_get_state(h, &st);
-    lua_createtable(L, 0, 6);
-    set_bool(L, "powered", st.powered);
-    set_int(L, "input_size", (lua_Integer)st.input_size);
-    set_int(L, "input_reports", (lua_Integer)st.input_reports);
-    set_int(L, "set_reports", (lua_Integer)st.set_reports);
-    set_int(L, "get_reports", (lua_Integer)st.get_reports);
+    push_fields(L, &sim_fields_hid_state, &st);
     lua_pushlstring(L, (const char *)st.output, st.output_size);
     lua_setfield(L, -2, "output");
     return 1;
@@ -548,7 +537,7 @@ static int l_hid_state(lua_State *L)
 static int l_uart_send(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    vm_uart *u = backend(L, uart_of, "UART");
+    vm_uart *u = backend(L, SIM_BACKEND_UART, "UART");
     size_t n;
     const char *s = luaL_checklstring(L, 2, &n);
     if (n == 0)
@@ -563,7 +552,7 @@ static int l_uart_send(lua_State *L)
 /* gbvp.uart_read(slot) -> what the AP sent (capture backend) */
 static int l_uart_read(lua_State *L)
 {
-    vm_uart *u = backend(L, uart_of, "UART");
+    vm_uart *u = backend(L, SIM_BACKEND_UART, "UART");
     if (vm_uart_get_backend(u) != VM_UART_CAPTURE)
         return sc_error(L, "gbvp.uart_read: the UART does not use the capture backend");
     luaL_Buffer b;
@@ -579,17 +568,10 @@ static int l_uart_read(lua_State *L)
 /* gbvp.uart_state(slot) */
 static int l_uart_state(lua_State *L)
 {
-    vm_uart *u = backend(L, uart_of, "UART");
+    vm_uart *u = backend(L, SIM_BACKEND_UART, "UART");
     vm_uart_state st;
     vm_uart_get_state(u, &st);
-    lua_createtable(L, 0, 6);
-    set_int(L, "rate", st.rate);
-    set_int(L, "tx_bytes", (lua_Integer)st.tx_bytes);
-    set_int(L, "rx_bytes", (lua_Integer)st.rx_bytes);
-    set_int(L, "credits_returned", (lua_Integer)st.credits_returned);
-    set_int(L, "control", st.control);
-    set_int(L, "breaks", (lua_Integer)st.breaks);
-    return 1;
+    return push_fields(L, &sim_fields_uart_state, &st);
 }
 
 static uint16_t check_i2c_addr(lua_State *L, int arg)
@@ -603,7 +585,7 @@ static uint16_t check_i2c_addr(lua_State *L, int arg)
 /* gbvp.i2c_write(slot, addr, offset, data): EEPROM contents */
 static int l_i2c_write(lua_State *L)
 {
-    vm_i2c *bus = backend(L, i2c_of, "I2C bus");
+    vm_i2c *bus = backend(L, SIM_BACKEND_I2C, "I2C bus");
     uint16_t addr = check_i2c_addr(L, 2);
     lua_Integer off = luaL_checkinteger(L, 3);
     size_t n;
@@ -622,7 +604,7 @@ static int l_i2c_write(lua_State *L)
 /* gbvp.i2c_read(slot, addr, offset, len) -> EEPROM contents */
 static int l_i2c_read(lua_State *L)
 {
-    vm_i2c *bus = backend(L, i2c_of, "I2C bus");
+    vm_i2c *bus = backend(L, SIM_BACKEND_I2C, "I2C bus");
     uint16_t addr = check_i2c_addr(L, 2);
     lua_Integer off = luaL_checkinteger(L, 3), len = luaL_checkinteger(L, 4);
     uint8_t buf[VM_I2C_EEPROM_SIZE];
@@ -640,7 +622,7 @@ static int l_i2c_read(lua_State *L)
 /* gbvp.i2c_temperature(slot, addr [, millicelsius]) -> millicelsius */
 static int l_i2c_temperature(lua_State *L)
 {
-    vm_i2c *bus = backend(L, i2c_of, "I2C bus");
+    vm_i2c *bus = backend(L, SIM_BACKEND_I2C, "I2C bus");
     uint16_t addr = check_i2c_addr(L, 2);
     if (!lua_isnoneornil(L, 3)) {
         lua_Integer mc = luaL_checkinteger(L, 3);
@@ -667,9 +649,9 @@ static int l_cmd(lua_State *L)
     lua_Integer idx = luaL_optinteger(L, 3, 0);
     if (!sc->t.command)
         return sc_error(L, "gbvp.cmd: target %s has no backend commands", sc->t.name);
-    if (idx < 0 || idx >= (lua_Integer)MAX_INTF_PER_MODULE)
+    if (idx < 0 || idx >= (lua_Integer)SIM_MAX_INTF_PER_MODULE)
         return sc_error(L, "gbvp.cmd: interface index %lld is not 0..%u", (long long)idx,
-                        MAX_INTF_PER_MODULE - 1);
+                        SIM_MAX_INTF_PER_MODULE - 1);
     char reply[1024];
     if (sc->t.command(sc->t.ctx, slot, (unsigned)idx, line, reply, sizeof reply))
         return sc_error(L, "gbvp.cmd(%u, '%s'): %s", slot, line, reply);
@@ -829,18 +811,7 @@ static int l_link_stats(lua_State *L)
     lua_setfield(L, -2, "ber");
     lua_pushnumber(L, li.drop);
     lua_setfield(L, -2, "drop");
-    const struct { const char *k; uint64_t v; } c[] = {
-        { "frames", li.frames }, { "replays", li.replays },
-        { "replay_timeouts", li.replay_timeouts }, { "crc_errors", li.crc_errors },
-        { "dropped", li.dropped }, { "duplicates", li.duplicates },
-        { "to_intf_sent", li.to_intf_sent }, { "to_intf_delivered", li.to_intf_delivered },
-        { "from_intf_sent", li.from_intf_sent },
-        { "from_intf_delivered", li.from_intf_delivered },
-    };
-    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-        lua_pushinteger(L, (lua_Integer)c[i].v);
-        lua_setfield(L, -2, c[i].k);
-    }
+    set_fields(L, &sim_fields_link_counters, &li);
     return 1;
 }
 
@@ -1044,20 +1015,10 @@ static int l_log(lua_State *L)
 static int l_stats(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    gb_svc *svc = sc->t.svc(sc->t.ctx);
-    gb_svc_stats st = gb_svc_get_stats(svc);
-    lua_createtable(L, 0, 12);
-    set_int(L, "ap_requests", (lua_Integer)st.ap_requests);
-    set_int(L, "ap_bad_requests", (lua_Integer)st.ap_bad_requests);
-    set_int(L, "svc_requests_sent", (lua_Integer)st.svc_requests_sent);
-    set_int(L, "ap_timeouts", (lua_Integer)st.ap_timeouts);
-    set_int(L, "pings", (lua_Integer)st.pings);
-    set_int(L, "forwarded_to_ap", (lua_Integer)st.forwarded_to_ap);
-    set_int(L, "forwarded_to_intf", (lua_Integer)st.forwarded_to_intf);
-    set_int(L, "dropped", (lua_Integer)st.dropped);
-    set_int(L, "connections", (lua_Integer)gb_svc_conn_count(gb_svc_connections(svc)));
-    set_int(L, "pending_events", (lua_Integer)gb_svc_pending_events(svc));
-    set_bool(L, "handshake_done", gb_svc_handshake_done(svc));
+    sim_svc_report rep;
+    sim_svc_report_take(sc->t.svc(sc->t.ctx), &rep);
+    push_fields(L, &sim_fields_svc_counters, &rep);
+    set_fields(L, &sim_fields_svc_state, &rep);
     return 1;
 }
 
@@ -1070,7 +1031,7 @@ static int l_interface_stats(lua_State *L)
     if (!sc->t.slots)
         return sc_error(L, "gbvp.interface_stats: target %s does not expose its modules",
                         sc->t.name);
-    vm_interface *intf = idx >= 0 && idx < (lua_Integer)MAX_INTF_PER_MODULE
+    vm_interface *intf = idx >= 0 && idx < (lua_Integer)SIM_MAX_INTF_PER_MODULE
                          ? gb_slots_interface(sc->t.slots(sc->t.ctx), slot, (unsigned)idx)
                          : NULL;
     if (!intf)
@@ -1078,13 +1039,7 @@ static int l_interface_stats(lua_State *L)
                           (int)slot);
     vm_interface_stats st;
     vm_interface_get_stats(intf, &st);
-    lua_createtable(L, 0, 5);
-    set_int(L, "rx_requests", (lua_Integer)st.rx_requests);
-    set_int(L, "rx_responses", (lua_Integer)st.rx_responses);
-    set_int(L, "tx_requests", (lua_Integer)st.tx_requests);
-    set_int(L, "tx_responses", (lua_Integer)st.tx_responses);
-    set_int(L, "dropped", (lua_Integer)st.dropped);
-    return 1;
+    return push_fields(L, &sim_fields_interface_stats, &st);
 }
 
 /* ---- randomness and arguments ---- */
