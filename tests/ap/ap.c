@@ -445,10 +445,17 @@ int tap_op_sync(tap *ap, tap_conn *c, uint8_t type, const void *req, size_t req_
     pd->id = id;
     size_t slot = ap->npending - 1;
     ap->now += TAP_STEP;
+    /* On a wall-clock transport the kernel's timer runs from here; other traffic on the
+     * link does not extend it, a quiet moment does not end it. */
+    bool wall = ap->cfg.transport && ap->cfg.transport->wall_clock;
+    sim_time deadline = ap->now + timeout;
     bridge_send(ap, c->hd_cport, buf, n);
     while (!ap->pending[slot].done) {
         if (!ap->in_count) {
-            if (!ap->cfg.transport || !ap->cfg.transport->pump(ap->cfg.transport->ctx))
+            if (wall && ap->now >= deadline)
+                break;
+            if (!ap->cfg.transport ||
+                (!ap->cfg.transport->pump(ap->cfg.transport->ctx) && !wall))
                 break;
             continue;
         }
@@ -460,7 +467,8 @@ int tap_op_sync(tap *ap, tap_conn *c, uint8_t type, const void *req, size_t req_
     tap_pending done = ap->pending[slot];
     ap->npending--; /* operations nest strictly: ours is the last one */
     if (!done.done) {
-        ap->now += timeout;
+        if (!wall) /* simulated time: the wait the kernel would have made */
+            ap->now += timeout;
         return -ETIMEDOUT;
     }
     gb_msg_header h;
@@ -558,8 +566,11 @@ int tap_probe(tap *ap)
     if (!ap->cfg.transport) {
         gb_svc_start(ap->svc, ap->now);
     } else {
-        for (int i = 0; i < 1000 && ap->svc_state != TAP_SVC_HELLO; i++) {
-            if (!ap->cfg.transport->pump(ap->cfg.transport->ctx) && !ap->in_count)
+        bool wall = ap->cfg.transport->wall_clock;
+        sim_time end = ap->now + SIM_MS(10000);
+        for (int i = 0; ap->svc_state != TAP_SVC_HELLO && (wall ? ap->now < end : i < 1000);
+             i++) {
+            if (!ap->cfg.transport->pump(ap->cfg.transport->ctx) && !ap->in_count && !wall)
                 break;
             tap_pump_incoming(ap);
         }

@@ -23,12 +23,17 @@ typedef struct tap tap;
  * send: one Greybus message from hd CPort `cport`. cport_ctl: a CPort control request the
  * ES2 driver issues ("FLAGS" with flags, "CONNECTED", "FLUSH", "QUIESCE", "CLEAR").
  * pump: lets the remote side run; returns false when nothing happened for a while (the AP
- * then treats a missing answer as a timeout). Messages arrive through tap_deliver. */
+ * then treats a missing answer as a timeout). Messages arrive through tap_deliver.
+ * wall_clock: the pump keeps the AP's clock on the wall clock (tap_set_now), as a guest
+ * kernel's is, and returns false after a quiet moment of a few ms. An operation without
+ * answer then times out when that clock passes the kernel's timeout for it (1 s for most),
+ * however much other traffic the link carries; the clock does not jump. */
 typedef struct tap_transport {
     void (*send)(void *ctx, uint16_t cport, const uint8_t *msg, size_t len);
     void (*cport_ctl)(void *ctx, const char *what, uint16_t cport, uint32_t flags);
     bool (*pump)(void *ctx);
     void *ctx;
+    bool wall_clock;
 } tap_transport;
 
 typedef struct tap_config {
@@ -51,7 +56,8 @@ void tap_deliver(tap *ap, uint16_t cport, const uint8_t *msg, size_t len);
 void tap_set_now(tap *ap, sim_time now);
 
 /* ES2 probe: SVC connection enabled (CPORT_FLAGS 0x2, ARPC CONNECTED 0), the SVC starts the
- * handshake; runs until idle. 0 when the handshake completed. */
+ * handshake; runs until idle (wall_clock: waits up to 10 s for the handshake). 0 when the
+ * handshake completed. */
 int tap_probe(tap *ap);
 /* Processes everything pending: incoming requests, then the SVC work queue (module
  * inserted/removed, mailbox, oops, hello reconfiguration). */

@@ -2,6 +2,8 @@
 // The SVC, slots and catalog modules driven by the test AP exactly as Linux 6.1 drives them:
 // bring-up, enumeration of every catalog module, removal (also in the middle of
 // enumeration), eject, power_state, runtime PM, and the error paths.
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "switch-model/svc_protocol.h"
@@ -519,6 +521,95 @@ static void test_ap_control_major_version_1_fails_enable(void)
     broken_enable(BROKEN_VERSION, -524, NULL);
 }
 
+/* ---- a wall-clock transport: an AP in another process, timed as a guest kernel ---- */
+
+typedef struct wall_rig {
+    tap *ap;
+    sim_time clock;     /* the wall clock, 5 ms per pump */
+    bool answer;        /* the far side answers every request (else drops it: module gone) */
+    bool busy;          /* unrelated traffic reaches the AP at every pump */
+    unsigned hello;     /* handshake requests delivered */
+    uint8_t resp[GB_MSG_MAX_SIZE];
+    size_t resp_len;    /* an answer to deliver at the next pump */
+} wall_rig;
+
+static void wall_send(void *ctx, uint16_t cport, const uint8_t *msg, size_t len)
+{
+    wall_rig *r = ctx;
+    gb_msg_header h;
+    if (cport != 0 || !r->answer || gb_msg_header_decode(msg, len, &h) ||
+        gb_msg_is_response(h.type))
+        return;
+    r->resp_len = gb_msg_build_response(r->resp, sizeof r->resp, &h, GB_OP_SUCCESS, NULL, 0);
+}
+
+static bool wall_pump(void *ctx)
+{
+    wall_rig *r = ctx;
+    r->clock += SIM_MS(5);
+    tap_set_now(r->ap, r->clock);
+    if (r->clock > SIM_S(120)) /* bounds an AP that never times out */
+        return false;
+    uint8_t m[GB_MSG_MAX_SIZE];
+    if (r->hello < 2) {
+        static const uint8_t version[] = { GB_SVC_VERSION_MAJOR, 1 }, hello[] = { 0x55, 0x47, 1 };
+        size_t n = r->hello == 0
+                       ? gb_msg_build(m, sizeof m, 1, GB_SVC_TYPE_PROTOCOL_VERSION, 0, version, 2)
+                       : gb_msg_build(m, sizeof m, 2, GB_SVC_TYPE_SVC_HELLO, 0, hello, 3);
+        r->hello++;
+        tap_deliver(r->ap, 0, m, n);
+        return true;
+    }
+    if (r->resp_len) {
+        tap_deliver(r->ap, 0, r->resp, r->resp_len);
+        r->resp_len = 0;
+        return true;
+    }
+    if (r->busy) { /* a stray response: traffic that answers nothing the AP waits for */
+        gb_msg_header h = { .size = GB_MSG_HEADER_SIZE, .operation_id = 0xfff0,
+                            .type = GB_SVC_TYPE_PING };
+        tap_deliver(r->ap, 0, m, gb_msg_build_response(m, sizeof m, &h, GB_OP_SUCCESS, NULL, 0));
+        return true;
+    }
+    return false;
+}
+
+/* Requests to a module pulled out mid-enumeration are dropped; the AP must give each up at
+ * the kernel's timeout on its wall clock: not at the first quiet moment of the link, not
+ * later because other messages keep arriving, and without its clock running ahead. */
+static void test_ap_on_a_wall_clock_transport_times_out_at_the_kernel_timeout(void)
+{
+    wall_rig r = { .answer = true };
+    tap_transport tr = { .send = wall_send, .pump = wall_pump, .ctx = &r, .wall_clock = true };
+    tap_config c = { .transport = &tr };
+    r.ap = tap_new(&c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.ap);
+    CU_ASSERT_EQUAL_FATAL(tap_probe(r.ap), 0);
+    r.answer = false;
+    static const struct { uint8_t type; sim_time timeout; } ops[] = {
+        { GB_SVC_TYPE_INTF_DEVICE_ID, SIM_MS(1000) }, /* GB_OPERATION_TIMEOUT_DEFAULT */
+        { GB_SVC_TYPE_INTF_ACTIVATE, SIM_MS(6000) },  /* SVC_INTF_ACTIVATE_TIMEOUT */
+    };
+    for (int busy = 0; busy < 2; busy++) {
+        r.busy = busy;
+        for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+            sim_time t0 = r.clock;
+            uint8_t req[2] = { 3, 2 };
+            CU_ASSERT_EQUAL(tap_svc_op(r.ap, ops[i].type, req, 2, NULL, 0), -ETIMEDOUT);
+            sim_time waited = r.clock - t0;
+            if (waited < ops[i].timeout || waited > ops[i].timeout + SIM_MS(10))
+                fprintf(stderr, "\n    busy %d, type 0x%02x: gave up after %.3f s\n", busy,
+                        ops[i].type, (double)waited / 1e12);
+            CU_ASSERT_TRUE(waited >= ops[i].timeout && waited <= ops[i].timeout + SIM_MS(10));
+            CU_ASSERT_TRUE(tap_now(r.ap) <= r.clock + SIM_MS(1));
+        }
+    }
+    r.answer = true; /* and answers still arrive */
+    uint8_t req[2] = { 3, 2 };
+    CU_ASSERT_EQUAL(tap_svc_op(r.ap, GB_SVC_TYPE_INTF_DEVICE_ID, req, 2, NULL, 0), 0);
+    tap_free(r.ap);
+}
+
 static const unit_test ap_tests[] = {
     UNIT_TEST(test_ap_probe_completes_the_handshake_and_reconfigures_the_ap_link),
     UNIT_TEST(test_ap_enumerates_a_gpio_i2c_module_like_6_1),
@@ -542,6 +633,7 @@ static const unit_test ap_tests[] = {
     UNIT_TEST(test_ap_bad_manifest_fails_enable_and_deactivates),
     UNIT_TEST(test_ap_zero_manifest_size_fails_enable),
     UNIT_TEST(test_ap_control_major_version_1_fails_enable),
+    UNIT_TEST(test_ap_on_a_wall_clock_transport_times_out_at_the_kernel_timeout),
     UNIT_TESTS_END,
 };
 
