@@ -13,13 +13,18 @@ local slot, id = 1, gbvp.slot_interface(1)
 if not gbvp.features.test_ap then
     -- A guest AP: no step hook, so pull the module out at increasing delays after
     -- insertion, which lands at different points of the guest's enumeration.
+    -- The kernel handles MODULE_REMOVED only after the enumeration it interrupts: every
+    -- request that enumeration and its teardown still send to the gone module times out
+    -- (1 s each; ten of them when the pull lands in a bundle's probe), and only then does
+    -- the AP see the module inserted again.
+    local catch_up = 30000
     for _, delay in ipairs({ 0, 2, 5, 10, 20, 50, 100, 200 }) do
         gbvp.insert(slot, "sensor", { settle = false })
         gbvp.wait(delay)
         gbvp.remove(slot)
         gbvp.wait_for(function() return gbvp.interface_state(id) == "absent" end, 10000)
         gbvp.insert(slot, "sensor")
-        gbvp.wait_for(function() return gbvp.interface(id).enabled end, 10000)
+        gbvp.wait_for(function() return gbvp.interface(id).enabled end, catch_up)
         gbvp.check(true, "removal " .. delay .. " ms after insertion; the slot works again")
         gbvp.remove(slot)
         gbvp.wait_for(function() return gbvp.interface_state(id) == "absent" end, 10000)

@@ -27,10 +27,12 @@ for cycle = 1, cycles do
         inserts = inserts + 1
     end
     gbvp.wait(gbvp.random(0, 50))
-    -- the AP catches up (at once with the test AP; a guest takes its time)
+    -- the AP catches up (at once with the test AP; a guest takes its time: a module pulled
+    -- while it still enumerates costs it up to ten requests timing out at 1 s each before
+    -- it handles the next event)
     local want = occupied[slot] and "activated" or "absent"
     local sid = gbvp.slot_interface(slot)
-    gbvp.wait_for(function() return gbvp.interface_state(sid) == want end, 10000)
+    gbvp.wait_for(function() return gbvp.interface_state(sid) == want end, 30000)
     -- every module the frame holds is enumerated, every empty slot is absent
     for s = 0, slots - 1 do
         local id = gbvp.slot_interface(s)
