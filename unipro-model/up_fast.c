@@ -37,6 +37,8 @@ typedef struct fast_msg {
 } fast_msg;
 
 typedef struct fast_flow {
+    struct up_fast *owner;
+    unsigned idx;
     unsigned src, dst, depth;
     uint32_t payload, header, segment;
     uint64_t rx_bytes, rx_msgs;
@@ -237,6 +239,13 @@ static fast_msg *new_msg(up_fast *f, unsigned flow)
     return m;
 }
 
+static void refill(void *ctx)
+{
+    fast_flow *fl = ctx;
+    if (up_fast_send(fl->owner, fl->idx))
+        abort(); /* out of memory: nothing sensible can continue */
+}
+
 int up_fast_send(up_fast *f, unsigned flow)
 {
     if (flow >= f->n_flows)
@@ -249,6 +258,14 @@ int up_fast_send(up_fast *f, unsigned flow)
     if (!m)
         return -ENOMEM;
     commit(f, d, m, 0, 0);
+    if (fl->saturate) {
+        /* like a saturating source of the frame level, which sends the next message once
+         * the data link has taken the last segment of one: here, when the last frame starts */
+        sim_time now = sim_now(f->s);
+        sim_time last = m->prev_end - up_phy_symbols_time(d->sym_fp, m->last_syms);
+        if (sim_schedule(f->s, last > now ? last - now : 0, refill, fl, NULL))
+            return -ENOMEM;
+    }
     return 0;
 }
 
@@ -258,7 +275,6 @@ static void arrive(void *ctx)
     up_fast *f = m->owner;
     fast_dir *d = m->at;
     fast_flow *fl = &f->flows[m->flow];
-    bool first_hop = d == f->node_out[fl->src];
     if (d->to_node >= 0) {
         fl->rx_msgs++;
         fl->rx_bytes += fl->payload;
@@ -276,8 +292,6 @@ static void arrive(void *ctx)
             commit(f, &s->out[port], m, now + f->fwd, m->prev_end + m->prev_latency + f->fwd);
         }
     }
-    if (first_hop && fl->saturate)
-        up_fast_send(f, m->flow);
 }
 
 int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint32_t header,
@@ -287,26 +301,12 @@ int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint3
         !max_segment || max_segment > UP_SEGMENT_MAX)
         return -EINVAL;
     fast_flow *fl = &f->flows[f->n_flows];
-    *fl = (fast_flow){ .src = src, .dst = dst, .depth = depth, .payload = payload,
-                       .header = header, .segment = max_segment, .saturate = depth > 0 };
+    unsigned idx = f->n_flows;
+    *fl = (fast_flow){ .owner = f, .idx = idx, .src = src, .dst = dst, .depth = depth,
+                       .payload = payload, .header = header, .segment = max_segment,
+                       .saturate = depth > 0 };
     up_hist_init(&fl->latency);
-    unsigned idx = f->n_flows++;
-    fast_dir *d = f->node_out[src];
-    if (depth && d) {
-        /* a saturating source refills when a message's first frame reaches the next hop:
-         * keep enough messages in flight to cover the PHY latency */
-        fast_msg *probe = new_msg(f, idx);
-        if (!probe)
-            return -ENOMEM;
-        sim_time t = up_phy_symbols_time(d->sym_fp, probe->syms);
-        sim_time t1 = up_phy_symbols_time(d->sym_fp, probe->first_syms);
-        probe->next = f->free_msgs;
-        f->free_msgs = probe;
-        unsigned need = (unsigned)((t1 + d->latency + t - 1) / (t ? t : 1)) + 1;
-        if (depth < need)
-            depth = need;
-        fl->depth = depth;
-    }
+    f->n_flows++;
     for (unsigned i = 0; i < depth; i++)
         if (up_fast_send(f, idx))
             return -EINVAL;
