@@ -2,9 +2,11 @@
 // `gbvp model`: topology/traffic files are parsed with errors naming the line, and a run
 // produces statistics that agree with the timing model.
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/unit/unit.h"
@@ -168,11 +170,93 @@ static void test_model_fast_mode_agrees_with_frame_level(void)
     model_free(m);
 }
 
+/* Runs `gbvp model ARGS` in dir (a child process: the command prints and writes files
+ * relative to its working directory); returns its exit status. */
+static int run_model_in(const char *dir, char *args)
+{
+    char *argv[32] = { "model" };
+    int argc = 1;
+    for (char *tok = strtok(args, " "); tok && argc < 31; tok = strtok(NULL, " "))
+        argv[argc++] = tok;
+    argv[argc] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (chdir(dir) || !freopen("/dev/null", "w", stdout))
+            _exit(99);
+        _exit(model_cli_main(argc, argv));
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* docs/performance-model.md: every fenced block whose first line is `# NAME.txt` is a file,
+ * every line starting with `gbvp model ` a command; each command succeeds on those files. */
+static void test_model_runs_the_examples_of_the_documentation(void)
+{
+    FILE *doc = fopen("docs/performance-model.md", "r");
+    CU_ASSERT_FATAL(doc != NULL);
+    char dir[] = "/tmp/gbvp-model-doc-XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    char line[512], cmds[16][512];
+    unsigned files = 0, ncmds = 0;
+    bool in_block = false;
+    FILE *out = NULL;
+    while (fgets(line, sizeof line, doc)) {
+        if (!strncmp(line, "```", 3)) {
+            in_block = !in_block;
+            if (out)
+                fclose(out);
+            out = NULL;
+            if (in_block) { /* look at the block's first line */
+                long at = ftell(doc);
+                char first[256], name[128];
+                if (fgets(first, sizeof first, doc) && sscanf(first, "# %127[A-Za-z0-9_.-]", name) == 1 &&
+                    strstr(name, ".txt")) {
+                    char path[256];
+                    snprintf(path, sizeof path, "%s/%s", dir, name);
+                    out = fopen(path, "w");
+                    CU_ASSERT_FATAL(out != NULL);
+                    files++;
+                }
+                fseek(doc, at, SEEK_SET);
+            }
+            continue;
+        }
+        if (out)
+            fputs(line, out);
+        if (in_block && !strncmp(line, "gbvp model ", 11) && ncmds < 16) {
+            char *hash = strstr(line, " #");
+            if (hash)
+                *hash = '\0';
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(cmds[ncmds++], sizeof cmds[0], "%s", line + 11);
+        }
+    }
+    fclose(doc);
+    CU_ASSERT(files >= 2);
+    CU_ASSERT(ncmds >= 4);
+    for (unsigned i = 0; i < ncmds; i++) {
+        char shown[512];
+        memcpy(shown, cmds[i], sizeof shown);
+        int rc = run_model_in(dir, cmds[i]);
+        if (rc)
+            fprintf(stderr, "\n    'gbvp model %s' exited %d\n", shown, rc);
+        CU_ASSERT_EQUAL(rc, 0);
+    }
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+    CU_ASSERT_EQUAL(system(rm), 0);
+}
+
 static const unit_test tests[] = {
     UNIT_TEST(test_model_fast_mode_agrees_with_frame_level),
     UNIT_TEST(test_model_errors_name_the_line),
     UNIT_TEST(test_model_runs_a_switched_network_and_exports_statistics),
     UNIT_TEST(test_model_cli_flags_and_bad_arguments),
+    UNIT_TEST(test_model_runs_the_examples_of_the_documentation),
     UNIT_TESTS_END,
 };
 
