@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 # sim/: the event kernel, the gbvp program and its orchestration.
 GBVP_SRCS += sim/main.c
+# What the subcommands share on their command lines and poll loops.
+GBVP_SRCS += sim/cli_opts.c sim/stop_signal.c
 
 # The event kernel (sim/kernel.h): its library, unit test and benchmark.
 $(eval $(call library,sim_kernel,sim/kernel.c))

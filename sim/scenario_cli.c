@@ -4,12 +4,12 @@
 #include "sim/scenario.h"
 
 #include <poll.h>
-#include <signal.h>
-#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sim/cli_opts.h"
 #include "sim/control.h"
+#include "sim/stop_signal.h"
 #include "virtual-modules/vm_module.h"
 
 #include <errno.h>
@@ -154,12 +154,7 @@ static void on_poll(void *ctx)
  * SIGTERM; simulated time follows the wall clock. */
 static int serve(ctl_adapter *a)
 {
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigprocmask(SIG_BLOCK, &mask, NULL);
-    int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    int sfd = sim_stop_signalfd();
     if (sfd < 0) {
         perror("gbvp scenario: signalfd");
         return 1;
@@ -218,6 +213,10 @@ int sim_scenario_cli_main(int argc, char **argv)
     size_t nargs = 0;
     uint64_t seed = 1, slots = 4, timeout = 300;
     bool verbose = false;
+    const sim_cli_text_opt text_opts[] = {
+        { "--tap", &tap_path }, { "--junit", &junit }, { "--catalog", &catalog },
+        { "--control", &control }, { "--link", &link }, { "--agent", &agent }, { NULL, NULL },
+    };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -242,6 +241,8 @@ int sim_scenario_cli_main(int argc, char **argv)
             fprintf(stderr, "gbvp scenario: %s needs a value (try --help)\n", a);
             return 2;
         }
+        if (sim_cli_text_opt_set(text_opts, a, v))
+            continue;
         if (!strcmp(a, "--seed")) {
             if (parse_u64(v, INT64_MAX, &seed)) {
                 fprintf(stderr, "gbvp scenario: --seed %s: want a number 0..2^63-1\n", v);
@@ -265,30 +266,18 @@ int sim_scenario_cli_main(int argc, char **argv)
                 return 2;
             }
             args[nargs++] = v;
-        } else if (!strcmp(a, "--tap")) {
-            tap_path = v;
-        } else if (!strcmp(a, "--junit")) {
-            junit = v;
-        } else if (!strcmp(a, "--catalog")) {
-            catalog = v;
-        } else if (!strcmp(a, "--control")) {
-            control = v;
         } else if (!strcmp(a, "--target")) {
             if (strcmp(v, "test-ap") && strcmp(v, "gbvp-sim") && strcmp(v, "guest")) {
                 fprintf(stderr, "gbvp scenario: --target %s: want test-ap, gbvp-sim or guest\n", v);
                 return 2;
             }
             target = v;
-        } else if (!strcmp(a, "--link")) {
-            link = v;
         } else if (!strcmp(a, "--timing")) {
             if (strcmp(v, "off") && strcmp(v, "frame") && strcmp(v, "message")) {
                 fprintf(stderr, "gbvp scenario: --timing %s: want off, frame or message\n", v);
                 return 2;
             }
             timing = v;
-        } else if (!strcmp(a, "--agent")) {
-            agent = v;
         } else if (!strcmp(a, "--connect-timeout")) {
             if (parse_u64(v, 86400, &connect_timeout) || !connect_timeout) {
                 fprintf(stderr, "gbvp scenario: --connect-timeout %s: want 1..86400\n", v);

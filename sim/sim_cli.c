@@ -14,7 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim/cli_opts.h"
 #include "sim/control.h"
+#include "sim/stop_signal.h"
 
 #define MAX_INSERTS 32
 
@@ -159,6 +161,11 @@ int sim_cli_main(int argc, char **argv)
     const char *control_path = NULL;
     const char *gear = NULL, *series = NULL, *lanes = NULL, *stats_path = NULL;
     cfg.timing = SIM_TIMING_FRAME;
+    const sim_cli_text_opt text_opts[] = {
+        { "--link", &cfg.link_path }, { "--catalog", &cfg.catalog_dir },
+        { "--control", &control_path }, { "--gear", &gear }, { "--series", &series },
+        { "--lanes", &lanes }, { "--stats", &stats_path }, { NULL, NULL },
+    };
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -172,13 +179,9 @@ int sim_cli_main(int argc, char **argv)
             return 2;
         }
         i++;
-        if (!strcmp(a, "--link")) {
-            cfg.link_path = v;
-        } else if (!strcmp(a, "--catalog")) {
-            cfg.catalog_dir = v;
-        } else if (!strcmp(a, "--control")) {
-            control_path = v;
-        } else if (!strcmp(a, "--clock")) {
+        if (sim_cli_text_opt_set(text_opts, a, v))
+            continue;
+        if (!strcmp(a, "--clock")) {
             if (sim_gbvp_parse_clock(v, &cfg.clock)) {
                 fprintf(stderr, "gbvp sim: --clock %s: want realtime or fast\n", v);
                 return 2;
@@ -188,14 +191,6 @@ int sim_cli_main(int argc, char **argv)
                 fprintf(stderr, "gbvp sim: --timing %s: want frame, message or off\n", v);
                 return 2;
             }
-        } else if (!strcmp(a, "--gear")) {
-            gear = v;
-        } else if (!strcmp(a, "--series")) {
-            series = v;
-        } else if (!strcmp(a, "--lanes")) {
-            lanes = v;
-        } else if (!strcmp(a, "--stats")) {
-            stats_path = v;
         } else if (!strcmp(a, "--ber")) {
             char *end;
             cfg.ber = strtod(v, &end);
@@ -257,12 +252,7 @@ int sim_cli_main(int argc, char **argv)
             return 2;
         }
 
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigprocmask(SIG_BLOCK, &mask, NULL);
-    int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    int sfd = sim_stop_signalfd();
     signal(SIGPIPE, SIG_IGN);
 
     char err[256];
