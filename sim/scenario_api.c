@@ -682,6 +682,19 @@ static void check_keys(lua_State *L, int arg, const char *fn, const char *const 
     }
 }
 
+/* The start of gbvp.link, gbvp.fault and gbvp.link_stats (`fn`): the target must model
+ * links (`op` is its operation), argument 1 is a slot and, when `keys` is given, argument 2
+ * a table with no other keys. Returns the slot. */
+static unsigned link_args(lua_State *L, const void *op, const char *fn, const char *const *keys)
+{
+    if (!op)
+        sc_error(L, no_link_model, fn, SC(L)->t.name);
+    unsigned slot = check_slot(L, 1);
+    if (keys)
+        check_keys(L, 2, fn, keys);
+    return slot;
+}
+
 /* A string or number field of table `arg` as text in buf; NULL when absent. */
 static const char *field_text(lua_State *L, int arg, const char *key, char *buf, size_t len)
 {
@@ -707,11 +720,8 @@ static const char *field_text(lua_State *L, int arg, const char *key, char *buf,
 static int l_link(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    if (!sc->t.link_set)
-        return sc_error(L, no_link_model, "gbvp.link", sc->t.name);
-    unsigned slot = check_slot(L, 1);
     static const char *const keys[] = { "gear", "series", "lanes", "mode", NULL };
-    check_keys(L, 2, "gbvp.link", keys);
+    unsigned slot = link_args(L, (const void *)sc->t.link_set, "gbvp.link", keys);
     char gbuf[32], sbuf[8], lbuf[8], mbuf[8], full[48];
     const char *gear = field_text(L, 2, "gear", gbuf, sizeof gbuf);
     const char *series = field_text(L, 2, "series", sbuf, sizeof sbuf);
@@ -757,11 +767,8 @@ static bool field_number(lua_State *L, int arg, const char *key, double *out)
 static int l_fault(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    if (!sc->t.link_fault)
-        return sc_error(L, no_link_model, "gbvp.fault", sc->t.name);
-    unsigned slot = check_slot(L, 1);
     static const char *const keys[] = { "ber", "drop", "down", "delay", "down_for", NULL };
-    check_keys(L, 2, "gbvp.fault", keys);
+    unsigned slot = link_args(L, (const void *)sc->t.link_fault, "gbvp.fault", keys);
     sim_scenario_fault f = { 0 };
     f.set_ber = field_number(L, 2, "ber", &f.ber);
     f.set_drop = field_number(L, 2, "drop", &f.drop);
@@ -795,9 +802,7 @@ static int l_fault(lua_State *L)
 static int l_link_stats(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    if (!sc->t.link_info)
-        return sc_error(L, no_link_model, "gbvp.link_stats", sc->t.name);
-    unsigned slot = check_slot(L, 1);
+    unsigned slot = link_args(L, (const void *)sc->t.link_info, "gbvp.link_stats", NULL);
     sim_scenario_link li;
     char err[256];
     if (sc->t.link_info(sc->t.ctx, slot, &li, err, sizeof err))
