@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "virtual-modules/vm_error.h"
+
 #define VM_BEHAVIOUR_MAX_FILE (1u << 20)
 
 typedef struct vm_bkey {
@@ -33,19 +35,6 @@ struct vm_behaviour {
     vm_bsection *sections;
     size_t nsections;
 };
-
-static void fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static char *dup_range(const char *s, size_t n)
 {
@@ -103,8 +92,8 @@ static int parse_header(vm_behaviour *b, const char *s, const char *e, int line,
     while (sp < e && !isspace((unsigned char)*sp))
         sp++;
     if (!valid_word(s, sp)) {
-        fail(err, errlen, "%s:%d: section name must be lower-case letters, digits or '-'",
-             b->name, line);
+        vm_error(err, errlen, "%s:%d: section name must be lower-case letters, digits or '-'",
+                 b->name, line);
         return -1;
     }
     long id = -1;
@@ -114,7 +103,7 @@ static int parse_header(vm_behaviour *b, const char *s, const char *e, int line,
         char buf[32];
         size_t n = (size_t)(rend - rest);
         if (n >= sizeof buf) {
-            fail(err, errlen, "%s:%d: section id is too long", b->name, line);
+            vm_error(err, errlen, "%s:%d: section id is too long", b->name, line);
             return -1;
         }
         memcpy(buf, rest, n);
@@ -123,20 +112,20 @@ static int parse_header(vm_behaviour *b, const char *s, const char *e, int line,
         errno = 0;
         id = strtol(buf, &end, 0);
         if (errno || *end || id < 0 || id > 65535) {
-            fail(err, errlen, "%s:%d: section id '%s' is not an integer 0..65535", b->name,
-                 line, buf);
+            vm_error(err, errlen, "%s:%d: section id '%s' is not an integer 0..65535", b->name,
+                     line, buf);
             return -1;
         }
     }
     char *kind = dup_range(s, (size_t)(sp - s));
     if (!kind) {
-        fail(err, errlen, "%s: out of memory", b->name);
+        vm_error(err, errlen, "%s: out of memory", b->name);
         return -1;
     }
     bool opens_scope = !strcmp(kind, "interface") && id >= 0;
     if (opens_scope && id == 0) {
-        fail(err, errlen, "%s:%d: interfaces are numbered from 1: [interface 1], ...",
-             b->name, line);
+        vm_error(err, errlen, "%s:%d: interfaces are numbered from 1: [interface 1], ...",
+                 b->name, line);
         free(kind);
         return -1;
     }
@@ -144,18 +133,18 @@ static int parse_header(vm_behaviour *b, const char *s, const char *e, int line,
     const vm_bsection *o = vm_behaviour_find_scoped(b, scope, kind, id);
     if (o) {
         if (id >= 0)
-            fail(err, errlen, "%s:%d: section [%s %ld] repeats the one at line %d", b->name,
-                 line, kind, id, o->line);
+            vm_error(err, errlen, "%s:%d: section [%s %ld] repeats the one at line %d", b->name,
+                     line, kind, id, o->line);
         else
-            fail(err, errlen, "%s:%d: section [%s] repeats the one at line %d", b->name,
-                 line, kind, o->line);
+            vm_error(err, errlen, "%s:%d: section [%s] repeats the one at line %d", b->name,
+                     line, kind, o->line);
         free(kind);
         return -1;
     }
     vm_bsection *ns = realloc(b->sections, (b->nsections + 1) * sizeof *ns);
     if (!ns) {
         free(kind);
-        fail(err, errlen, "%s: out of memory", b->name);
+        vm_error(err, errlen, "%s: out of memory", b->name);
         return -1;
     }
     b->sections = ns;
@@ -170,33 +159,33 @@ static int parse_pair(vm_behaviour *b, const char *s, const char *e, int line, c
 {
     const char *eq = memchr(s, '=', (size_t)(e - s));
     if (!eq) {
-        fail(err, errlen, "%s:%d: expected 'key = value' or '[section]'", b->name, line);
+        vm_error(err, errlen, "%s:%d: expected 'key = value' or '[section]'", b->name, line);
         return -1;
     }
     if (b->nsections == 0) {
-        fail(err, errlen, "%s:%d: setting before the first [section]", b->name, line);
+        vm_error(err, errlen, "%s:%d: setting before the first [section]", b->name, line);
         return -1;
     }
     const char *ks = s, *ke = eq, *vs = eq + 1, *ve = e;
     trim(&ks, &ke);
     trim(&vs, &ve);
     if (!valid_word(ks, ke)) {
-        fail(err, errlen, "%s:%d: key must be lower-case letters, digits or '-'", b->name,
-             line);
+        vm_error(err, errlen, "%s:%d: key must be lower-case letters, digits or '-'", b->name,
+                 line);
         return -1;
     }
     vm_bsection *sec = &b->sections[b->nsections - 1];
     for (size_t i = 0; i < sec->nkeys; i++) {
         if (strlen(sec->keys[i].key) == (size_t)(ke - ks) &&
             !memcmp(sec->keys[i].key, ks, (size_t)(ke - ks))) {
-            fail(err, errlen, "%s:%d: key '%s' repeats the one at line %d", b->name, line,
-                 sec->keys[i].key, sec->keys[i].line);
+            vm_error(err, errlen, "%s:%d: key '%s' repeats the one at line %d", b->name, line,
+                     sec->keys[i].key, sec->keys[i].line);
             return -1;
         }
     }
     vm_bkey *nk = realloc(sec->keys, (sec->nkeys + 1) * sizeof *nk);
     if (!nk) {
-        fail(err, errlen, "%s: out of memory", b->name);
+        vm_error(err, errlen, "%s: out of memory", b->name);
         return -1;
     }
     sec->keys = nk;
@@ -207,7 +196,7 @@ static int parse_pair(vm_behaviour *b, const char *s, const char *e, int line, c
     if (!k->key || !k->value) {
         free(k->key);
         free(k->value);
-        fail(err, errlen, "%s: out of memory", b->name);
+        vm_error(err, errlen, "%s: out of memory", b->name);
         return -1;
     }
     sec->nkeys++;
@@ -220,7 +209,7 @@ vm_behaviour *vm_behaviour_parse(const char *name, const char *text, size_t len,
     vm_behaviour *b = calloc(1, sizeof *b);
     if (!b || !(b->name = strdup(name ? name : "behaviour"))) {
         free(b);
-        fail(err, errlen, "out of memory");
+        vm_error(err, errlen, "out of memory");
         return NULL;
     }
     const char *p = text, *end = text + len;
@@ -232,7 +221,7 @@ vm_behaviour *vm_behaviour_parse(const char *name, const char *text, size_t len,
         const char *s = p, *e = le;
         p = nl ? nl + 1 : end;
         if (memchr(s, '\0', (size_t)(e - s))) {
-            fail(err, errlen, "%s:%d: NUL byte in text", b->name, line);
+            vm_error(err, errlen, "%s:%d: NUL byte in text", b->name, line);
             goto bad;
         }
         trim(&s, &e);
@@ -241,8 +230,8 @@ vm_behaviour *vm_behaviour_parse(const char *name, const char *text, size_t len,
         int rc;
         if (*s == '[') {
             if (e[-1] != ']') {
-                fail(err, errlen, "%s:%d: section header lacks its closing ']'", b->name,
-                     line);
+                vm_error(err, errlen, "%s:%d: section header lacks its closing ']'", b->name,
+                         line);
                 goto bad;
             }
             rc = parse_header(b, s + 1, e - 1, line, err, errlen);
@@ -262,13 +251,13 @@ vm_behaviour *vm_behaviour_load(const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        vm_error(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     char *buf = malloc(VM_BEHAVIOUR_MAX_FILE + 1);
     if (!buf) {
         fclose(f);
-        fail(err, errlen, "%s: out of memory", path);
+        vm_error(err, errlen, "%s: out of memory", path);
         return NULL;
     }
     size_t n = fread(buf, 1, VM_BEHAVIOUR_MAX_FILE + 1, f);
@@ -276,9 +265,9 @@ vm_behaviour *vm_behaviour_load(const char *path, char *err, size_t errlen)
     fclose(f);
     vm_behaviour *b = NULL;
     if (rerr)
-        fail(err, errlen, "%s: read error", path);
+        vm_error(err, errlen, "%s: read error", path);
     else if (n > VM_BEHAVIOUR_MAX_FILE)
-        fail(err, errlen, "%s: larger than %u bytes", path, VM_BEHAVIOUR_MAX_FILE);
+        vm_error(err, errlen, "%s: larger than %u bytes", path, VM_BEHAVIOUR_MAX_FILE);
     else
         b = vm_behaviour_parse(path, buf, n, err, errlen);
     free(buf);
@@ -362,9 +351,9 @@ int vm_bsection_error(const vm_bsection *s, const char *key, char *err, size_t e
     va_end(ap);
     const vm_bkey *k = find_key(s, key);
     if (!s)
-        fail(err, errlen, "behaviour: %s: %s", key, msg);
+        vm_error(err, errlen, "behaviour: %s: %s", key, msg);
     else
-        fail(err, errlen, "%s:%d: %s: %s", s->owner->name, k ? k->line : s->line, key, msg);
+        vm_error(err, errlen, "%s:%d: %s: %s", s->owner->name, k ? k->line : s->line, key, msg);
     return -1;
 }
 
@@ -386,8 +375,8 @@ int vm_bsection_check_keys(const vm_bsection *s, const char *const *allowed, cha
                 break;
             used += (size_t)n;
         }
-        fail(err, errlen, "%s:%d: unknown key '%s' in [%s]; known keys: %s", s->owner->name,
-             s->keys[k].line, s->keys[k].key, s->kind, list[0] ? list : "(none)");
+        vm_error(err, errlen, "%s:%d: unknown key '%s' in [%s]; known keys: %s", s->owner->name,
+                 s->keys[k].line, s->keys[k].key, s->kind, list[0] ? list : "(none)");
         return -1;
     }
     return 0;
@@ -425,8 +414,8 @@ int vm_bsection_u32(const vm_bsection *s, const char *key, uint32_t def, uint32_
     }
     long long x;
     if (parse_int64(k->value, &x) || x < (long long)min || x > (long long)max) {
-        fail(err, errlen, "%s:%d: %s: expected an integer %u..%u, got '%s'", s->owner->name,
-             k->line, key, min, max, k->value);
+        vm_error(err, errlen, "%s:%d: %s: expected an integer %u..%u, got '%s'", s->owner->name,
+                 k->line, key, min, max, k->value);
         return -1;
     }
     *out = (uint32_t)x;
@@ -443,8 +432,8 @@ int vm_bsection_i32(const vm_bsection *s, const char *key, int32_t def, int32_t 
     }
     long long x;
     if (parse_int64(k->value, &x) || x < min || x > max) {
-        fail(err, errlen, "%s:%d: %s: expected an integer %d..%d, got '%s'", s->owner->name,
-             k->line, key, min, max, k->value);
+        vm_error(err, errlen, "%s:%d: %s: expected an integer %d..%d, got '%s'", s->owner->name,
+                 k->line, key, min, max, k->value);
         return -1;
     }
     *out = (int32_t)x;
@@ -463,8 +452,8 @@ int vm_bsection_u64(const vm_bsection *s, const char *key, uint64_t def, uint64_
     errno = 0;
     unsigned long long x = strtoull(k->value, &end, 0);
     if (!k->value[0] || errno || *end || k->value[0] == '-') {
-        fail(err, errlen, "%s:%d: %s: expected an unsigned 64-bit integer, got '%s'",
-             s->owner->name, k->line, key, k->value);
+        vm_error(err, errlen, "%s:%d: %s: expected an unsigned 64-bit integer, got '%s'",
+                 s->owner->name, k->line, key, k->value);
         return -1;
     }
     *out = x;
@@ -490,8 +479,8 @@ int vm_bsection_enum(const vm_bsection *s, const char *key, const char *const *n
         if (n > 0 && (size_t)n < sizeof list - used)
             used += (size_t)n;
     }
-    fail(err, errlen, "%s:%d: %s: '%s' is not one of: %s", s->owner->name, k->line, key,
-         k->value, list);
+    vm_error(err, errlen, "%s:%d: %s: '%s' is not one of: %s", s->owner->name, k->line, key,
+             k->value, list);
     return -1;
 }
 
@@ -507,8 +496,8 @@ int vm_bsection_str(const vm_bsection *s, const char *key, const char *def, char
         n -= 2;
     }
     if (n > max_len) {
-        fail(err, errlen, "%s:%d: %s: longer than %zu characters", s->owner->name,
-             k ? k->line : 0, key, max_len);
+        vm_error(err, errlen, "%s:%d: %s: longer than %zu characters", s->owner->name,
+                 k ? k->line : 0, key, max_len);
         return -1;
     }
     memcpy(out, v, n);
@@ -540,13 +529,13 @@ int vm_bsection_u32_list(const vm_bsection *s, const char *key, uint32_t min, ui
         memcpy(buf, p, n);
         buf[n] = '\0';
         if (parse_int64(buf, &x) || x < (long long)min || x > (long long)max) {
-            fail(err, errlen, "%s:%d: %s: '%s' is not an integer %u..%u", s->owner->name,
-                 k->line, key, buf, min, max);
+            vm_error(err, errlen, "%s:%d: %s: '%s' is not an integer %u..%u", s->owner->name,
+                     k->line, key, buf, min, max);
             return -1;
         }
         if (*count == cap) {
-            fail(err, errlen, "%s:%d: %s: more than %zu values", s->owner->name, k->line, key,
-                 cap);
+            vm_error(err, errlen, "%s:%d: %s: more than %zu values", s->owner->name, k->line, key,
+                     cap);
             return -1;
         }
         out[(*count)++] = (uint32_t)x;
@@ -580,8 +569,8 @@ int vm_bsection_hex(const vm_bsection *s, const char *key, uint8_t *out, size_t 
         }
         int v = hexval((unsigned char)*p);
         if (v < 0) {
-            fail(err, errlen, "%s:%d: %s: '%c' is not a hex digit", s->owner->name, k->line,
-                 key, *p);
+            vm_error(err, errlen, "%s:%d: %s: '%c' is not a hex digit", s->owner->name, k->line,
+                     key, *p);
             return -1;
         }
         if (hi < 0) {
@@ -589,8 +578,8 @@ int vm_bsection_hex(const vm_bsection *s, const char *key, uint8_t *out, size_t 
             continue;
         }
         if (*count == cap) {
-            fail(err, errlen, "%s:%d: %s: more than %zu bytes", s->owner->name, k->line, key,
-                 cap);
+            vm_error(err, errlen, "%s:%d: %s: more than %zu bytes", s->owner->name, k->line, key,
+                     cap);
             return -1;
         }
         out[(*count)++] = (uint8_t)(hi << 4 | v);
@@ -599,6 +588,6 @@ int vm_bsection_hex(const vm_bsection *s, const char *key, uint8_t *out, size_t 
     if (hi < 0)
         return 0;
 odd:
-    fail(err, errlen, "%s:%d: %s: odd number of hex digits", s->owner->name, k->line, key);
+    vm_error(err, errlen, "%s:%d: %s: odd number of hex digits", s->owner->name, k->line, key);
     return -1;
 }

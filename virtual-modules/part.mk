@@ -12,6 +12,7 @@ VM_MANIFEST_SRCS := virtual-modules/manifest.c virtual-modules/manifest_binary.c
 VM_SRCS += $(VM_MANIFEST_SRCS)
 VM_SRCS += virtual-modules/manifest_cli.c
 VM_SRCS += virtual-modules/gb_message.c
+VM_SRCS += virtual-modules/vm_error.c
 VM_SRCS += virtual-modules/behaviour.c
 VM_SRCS += virtual-modules/dme.c
 VM_SRCS += virtual-modules/vm_interface.c

@@ -4,31 +4,18 @@
 #include "virtual-modules/vm_interface.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "virtual-modules/manifest.h"
+#include "virtual-modules/vm_error.h"
 #include "virtual-modules/vm_interface_internal.h"
 
 static const char *const interface_keys[] = {
     "vendor-id", "product-id", "serial-number", "init-status", "ddbl1-manufacturer-id",
     "ddbl1-product-id", "control-version-minor", NULL,
 };
-
-static void fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 vm_cport *vm_interface_find_cport(vm_interface *intf, uint16_t cport)
 {
@@ -164,8 +151,8 @@ static int read_interface_section(const vm_interface_config *cfg, vm_dme_ids *id
     PICK(init_status, init_status, "init-status", VM_INIT_STATUS_DEFAULT);
 #undef PICK
     if (ids->init_status == 0) {
-        fail(err, errlen, "%s: init-status 0 means \"not initialised\"; the AP refuses it",
-             s ? vm_behaviour_name(cfg->behaviour) : "interface");
+        vm_error(err, errlen, "%s: init-status 0 means \"not initialised\"; the AP refuses it",
+                 s ? vm_behaviour_name(cfg->behaviour) : "interface");
         return -1;
     }
     if (vm_bsection_u64(s, "serial-number", 0, &v64, err, errlen))
@@ -190,14 +177,14 @@ static int check_sections(const vm_interface_config *cfg, vm_interface *intf, ch
             if (vm_bsection_scope(s) == 0 && !strcmp(kind, "module") && id < 0)
                 continue; /* the module's own section, read by vm_module */
             if (scope == 0) {
-                fail(err, errlen, "%s:%d: [interface N] blocks are for modules of several "
-                     "interfaces; this one has one", vm_behaviour_name(b), vm_bsection_line(s));
+                vm_error(err, errlen, "%s:%d: [interface N] blocks are for modules of several "
+                         "interfaces; this one has one", vm_behaviour_name(b), vm_bsection_line(s));
                 return -1;
             }
             if (vm_bsection_scope(s) == 0) {
-                fail(err, errlen, "%s:%d: [%s%s] comes before any [interface N] in a module "
-                     "of several interfaces", vm_behaviour_name(b), vm_bsection_line(s), kind,
-                     id >= 0 ? " N" : "");
+                vm_error(err, errlen, "%s:%d: [%s%s] comes before any [interface N] in a module "
+                         "of several interfaces", vm_behaviour_name(b), vm_bsection_line(s), kind,
+                         id >= 0 ? " N" : "");
                 return -1;
             }
             continue; /* another interface's block */
@@ -209,23 +196,23 @@ static int check_sections(const vm_interface_config *cfg, vm_interface *intf, ch
         if (!strcmp(kind, "cport") && id >= 0) {
             vm_cport *cp = vm_interface_find_cport(intf, (uint16_t)id);
             if (!cp || id == 0) {
-                fail(err, errlen, "%s:%d: [cport %ld]: the manifest has no such CPort",
-                     vm_behaviour_name(b), vm_bsection_line(s), id);
+                vm_error(err, errlen, "%s:%d: [cport %ld]: the manifest has no such CPort",
+                         vm_behaviour_name(b), vm_bsection_line(s), id);
                 return -1;
             }
             if (!cp->ops) {
-                fail(err, errlen,
-                     "%s:%d: [cport %ld]: protocol 0x%02x has no gbvp handler to configure",
-                     vm_behaviour_name(b), vm_bsection_line(s), id, cp->protocol);
+                vm_error(err, errlen,
+                         "%s:%d: [cport %ld]: protocol 0x%02x has no gbvp handler to configure",
+                         vm_behaviour_name(b), vm_bsection_line(s), id, cp->protocol);
                 return -1;
             }
             if (vm_bsection_check_keys(s, cp->ops->keys, err, errlen))
                 return -1;
             continue;
         }
-        fail(err, errlen, "%s:%d: unknown section [%s%s]; expected [interface], [module] or "
-             "[cport N]", vm_behaviour_name(b), vm_bsection_line(s), kind,
-             id >= 0 ? " N" : "");
+        vm_error(err, errlen, "%s:%d: unknown section [%s%s]; expected [interface], [module] or "
+                 "[cport N]", vm_behaviour_name(b), vm_bsection_line(s), kind,
+                 id >= 0 ? " N" : "");
         return -1;
     }
     return 0;
@@ -236,8 +223,8 @@ static int load_manifest(vm_interface *intf, const vm_manifest *m, char *err, si
     size_t len;
     const uint8_t *bytes = vm_manifest_bytes(m, &len);
     if (len > GB_MSG_MAX_PAYLOAD) {
-        fail(err, errlen, "%s: manifest is %zu bytes; the AP fetches at most %u",
-             vm_manifest_name(m), len, GB_MSG_MAX_PAYLOAD);
+        vm_error(err, errlen, "%s: manifest is %zu bytes; the AP fetches at most %u",
+                 vm_manifest_name(m), len, GB_MSG_MAX_PAYLOAD);
         return -1;
     }
     intf->manifest = malloc(len ? len : 1);
@@ -246,7 +233,7 @@ static int load_manifest(vm_interface *intf, const vm_manifest *m, char *err, si
     intf->ncports = vm_manifest_cport_count(m) + 1;
     intf->cports = calloc(intf->ncports, sizeof *intf->cports);
     if (!intf->manifest || !intf->bundles || !intf->cports) {
-        fail(err, errlen, "out of memory");
+        vm_error(err, errlen, "out of memory");
         return -1;
     }
     memcpy(intf->manifest, bytes, len);
@@ -261,8 +248,8 @@ static int load_manifest(vm_interface *intf, const vm_manifest *m, char *err, si
         uint16_t id = vm_manifest_cport_id(m, i - 1);
         for (size_t j = 0; j < i; j++) {
             if (intf->cports[j].id == id) {
-                fail(err, errlen, "%s: CPort %u is used by two bundles; the AP cannot "
-                     "connect the second", vm_manifest_name(m), id);
+                vm_error(err, errlen, "%s: CPort %u is used by two bundles; the AP cannot "
+                         "connect the second", vm_manifest_name(m), id);
                 return -1;
             }
         }
@@ -279,12 +266,12 @@ static int load_manifest(vm_interface *intf, const vm_manifest *m, char *err, si
 vm_interface *vm_interface_new(const vm_interface_config *cfg, char *err, size_t errlen)
 {
     if (!cfg || !cfg->manifest) {
-        fail(err, errlen, "interface: no manifest given");
+        vm_error(err, errlen, "interface: no manifest given");
         return NULL;
     }
     vm_interface *intf = calloc(1, sizeof *intf);
     if (!intf) {
-        fail(err, errlen, "out of memory");
+        vm_error(err, errlen, "out of memory");
         return NULL;
     }
     intf->out = cfg->out;
@@ -296,7 +283,7 @@ vm_interface *vm_interface_new(const vm_interface_config *cfg, char *err, size_t
     ids.num_cports = (uint16_t)intf->ncports;
     intf->dme = vm_dme_new(&ids);
     if (!intf->dme) {
-        fail(err, errlen, "out of memory");
+        vm_error(err, errlen, "out of memory");
         goto bad;
     }
     for (size_t i = 1; i < intf->ncports; i++) {

@@ -8,7 +8,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "virtual-modules/behaviour.h"
 #include "virtual-modules/manifest.h"
+#include "virtual-modules/vm_error.h"
 
 #define VM_MODULE_MAX_INTERFACES 8u
 #define VM_CATALOG_DEFAULT "virtual-modules/catalog"
@@ -28,19 +28,6 @@ struct vm_module {
 };
 
 static const char *const module_keys[] = {"description", NULL};
-
-static void fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 void vm_module_free(vm_module *m)
 {
@@ -67,7 +54,7 @@ static vm_manifest *load_manifest(const char *path, char *err, size_t errlen)
 {
     vm_manifest_diags *d = vm_manifest_diags_new();
     if (!d) {
-        fail(err, errlen, "out of memory");
+        vm_error(err, errlen, "out of memory");
         return NULL;
     }
     vm_manifest *m = vm_manifest_load(path, d);
@@ -76,7 +63,7 @@ static vm_manifest *load_manifest(const char *path, char *err, size_t errlen)
         for (size_t i = 0; i < vm_manifest_diags_count(d) && !msg; i++)
             if (vm_manifest_diags_severity(d, i) == VM_MANIFEST_ERROR)
                 msg = vm_manifest_diags_message(d, i);
-        fail(err, errlen, "%s", msg ? msg : "manifest refused");
+        vm_error(err, errlen, "%s", msg ? msg : "manifest refused");
     }
     vm_manifest_diags_free(d);
     return m;
@@ -92,9 +79,9 @@ static int validate(const vm_module *m, char *err, size_t errlen)
         const vm_bsection *sec = vm_behaviour_section_at(m->behaviour, i);
         if (!strcmp(vm_bsection_kind(sec), "interface") && vm_bsection_id(sec) > 0 &&
             (size_t)vm_bsection_id(sec) > m->nintf) {
-            fail(err, errlen, "%s:%d: [interface %ld]: the module has %zu interface%s",
-                 vm_behaviour_name(m->behaviour), vm_bsection_line(sec), vm_bsection_id(sec),
-                 m->nintf, m->nintf == 1 ? "" : "s");
+            vm_error(err, errlen, "%s:%d: [interface %ld]: the module has %zu interface%s",
+                     vm_behaviour_name(m->behaviour), vm_bsection_line(sec), vm_bsection_id(sec),
+                     m->nintf, m->nintf == 1 ? "" : "s");
             return -1;
         }
     }
@@ -110,7 +97,7 @@ static int validate(const vm_module *m, char *err, size_t errlen)
 vm_module *vm_module_load(const char *catalog_dir, const char *name, char *err, size_t errlen)
 {
     if (!valid_name(name)) {
-        fail(err, errlen, "module name '%s' is not a catalog entry name", name ? name : "");
+        vm_error(err, errlen, "module name '%s' is not a catalog entry name", name ? name : "");
         return NULL;
     }
     const char *dir = catalog_dir ? catalog_dir : VM_CATALOG_DEFAULT;
@@ -118,7 +105,7 @@ vm_module *vm_module_load(const char *catalog_dir, const char *name, char *err, 
     char path[4096];
     if (!m || !(m->name = strdup(name))) {
         free(m);
-        fail(err, errlen, "out of memory");
+        vm_error(err, errlen, "out of memory");
         return NULL;
     }
     snprintf(path, sizeof path, "%s/%s.mnfs", dir, name);
@@ -136,8 +123,8 @@ vm_module *vm_module_load(const char *catalog_dir, const char *name, char *err, 
             m->nintf = i + 1;
         }
         if (m->nintf == 0) {
-            fail(err, errlen, "%s: no catalog entry '%s' (neither %s.mnfs nor %s.intf1.mnfs)",
-                 dir, name, name, name);
+            vm_error(err, errlen, "%s: no catalog entry '%s' (neither %s.mnfs nor %s.intf1.mnfs)",
+                     dir, name, name, name);
             goto bad;
         }
     }
@@ -173,7 +160,7 @@ vm_interface *vm_module_create_interface(const vm_module *m, size_t index, vm_ou
                                          uint64_t serial_number, char *err, size_t errlen)
 {
     if (index >= m->nintf) {
-        fail(err, errlen, "module %s has no interface %zu", m->name, index);
+        vm_error(err, errlen, "module %s has no interface %zu", m->name, index);
         return NULL;
     }
     vm_interface_config cfg = {
