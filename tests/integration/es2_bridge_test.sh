@@ -10,45 +10,17 @@
 set -u
 cd "$(dirname "$0")/../.."
 gbvp=${GBVP:-build/gbvp}
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok   - $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; [ $# -gt 1 ] && printf '       %s\n' "${@:2}"; }
-finish() {
-    echo "es2_bridge: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit
-}
-
+es2_name=es2_bridge
 run_dir=$(mktemp -d /tmp/gbvp-es2.XXXXXX)
+source tests/integration/es2_lib.sh
 link=$run_dir/gbvp.sock
 qemu_pid= sim_pid=
-stop() {  # stop PID: TERM, then KILL
-    [ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 0
-    kill "$1" 2>/dev/null
-    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$1" 2>/dev/null || return 0; sleep 0.2; done
-    kill -9 "$1" 2>/dev/null
-}
-cleanup() {
-    stop "$qemu_pid"
-    stop "$sim_pid"
-    if [ "$failed" -eq 0 ]; then rm -rf "$run_dir"; else echo "es2_bridge: logs kept in $run_dir"; fi
-}
-trap cleanup EXIT
+trap 'es2_cleanup "$qemu_pid" "$sim_pid"' EXIT
 
 start_sim() {  # start_sim LOGNAME
     "$gbvp" sim --link "$link" --insert 1:loopback </dev/null >"$run_dir/$1" 2>&1 &
     sim_pid=$!
     disown "$sim_pid"   # no "Killed" job notice when the test kills it
-}
-
-# Polls CONDITION (a shell snippet run on the host) every 0.5 s for up to N seconds.
-wait_for() {  # wait_for N CONDITION
-    local end=$((SECONDS + $1))
-    while [ $SECONDS -lt $end ]; do
-        eval "$2" && return 0
-        sleep 0.5
-    done
-    return 1
 }
 
 # --- build ---------------------------------------------------------------------------------
@@ -108,7 +80,6 @@ else
     finish
 fi
 sock=$run_dir/g/agent.sock
-agent() { "$gbvp" agent --socket "$sock" --wait 30 --timeout 60 -- "$@"; }
 if "$gbvp" agent --socket "$sock" --wait 240 --wait-ready >/dev/null 2>"$run_dir/ready.err"; then
     ok "the guest boots while no simulator is there"
 else

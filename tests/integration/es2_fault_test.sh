@@ -10,39 +10,16 @@ set -u
 cd "$(dirname "$0")/../.."
 gbvp=${GBVP:-build/gbvp}
 peer=build/tests/es2_peer
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok   - $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; [ $# -gt 1 ] && printf '       %s\n' "${@:2}"; }
-finish() {
-    echo "es2_fault: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit
-}
-
+es2_name=es2_fault
 run_dir=$(mktemp -d /tmp/gbvp-es2f.XXXXXX)
+source tests/integration/es2_lib.sh
 link=$run_dir/peer.sock
 qemu_pid= peer_pid=
-stop() {
-    [ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 0
-    kill "$1" 2>/dev/null
-    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$1" 2>/dev/null || return 0; sleep 0.2; done
-    kill -9 "$1" 2>/dev/null
-}
 cleanup() {
     exec 3>&- 2>/dev/null
-    stop "$qemu_pid"
-    stop "$peer_pid"
-    if [ "$failed" -eq 0 ]; then rm -rf "$run_dir"; else echo "es2_fault: logs kept in $run_dir"; fi
+    es2_cleanup "$qemu_pid" "$peer_pid"
 }
 trap cleanup EXIT
-wait_for() {  # wait_for N CONDITION
-    local end=$((SECONDS + $1))
-    while [ $SECONDS -lt $end ]; do
-        eval "$2" && return 0
-        sleep 0.5
-    done
-    return 1
-}
 tell() { echo "$1" >&3; }
 
 make -j2 "$gbvp" "$peer" >"$run_dir/make.log" 2>&1 ||
@@ -69,7 +46,6 @@ if ! scripts/run-guest.sh --background --dir "$run_dir/g" --qemu "$qemu" \
 fi
 qemu_pid=$(cat "$run_dir/g/qemu.pid")
 sock=$run_dir/g/agent.sock
-agent() { "$gbvp" agent --socket "$sock" --wait 30 --timeout 60 -- "$@"; }
 "$gbvp" agent --socket "$sock" --wait 240 --wait-ready >/dev/null 2>&1 ||
     { not_ok "guest agent ready" "$(tail -n 20 "$run_dir/g/console.log")"; finish; }
 
