@@ -19,6 +19,7 @@
 #include "switch-model/svc.h"
 #include "virtual-modules/gb_message.h"
 #include "virtual-modules/vm_module.h"
+#include "tests/fuzz/fuzz_catalog.h"
 #include "tests/fuzz/fuzz_input.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -26,8 +27,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* FUZZ_VERBOSE=1 prints every message to and from the AP. */
 static bool verbose;
-
-/* ---- input reader ---- */
 
 /* ---- the catalog, loaded once ---- */
 
@@ -40,29 +39,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
     verbose = getenv("FUZZ_VERBOSE") != NULL;
-    const char *dir = getenv("GBVP_CATALOG");
-    if (!dir)
-        dir = "virtual-modules/catalog";
-    char **names, err[512];
-    /* Sorted names give every input the same meaning across runs. */
-    long nnames = vm_catalog_names(dir, &names, err, sizeof err);
-    if (nnames < 0) {
-        fprintf(stderr, "fuzz_svc: %s (run from the repository root or set GBVP_CATALOG)\n", err);
-        exit(1);
-    }
-    for (long i = 0; i < nnames && nmodules < MAX_MODULES; i++) {
-        vm_module *m = vm_module_load(dir, names[i], err, sizeof err);
-        if (!m) {
-            fprintf(stderr, "fuzz_svc: catalog entry %s: %s\n", names[i], err);
-            exit(1);
-        }
-        modules[nmodules++] = m;
-    }
-    vm_catalog_names_free(names);
-    if (!nmodules) {
-        fprintf(stderr, "fuzz_svc: no module in %s\n", dir);
-        exit(1);
-    }
+    nmodules = fuzz_load_catalog("fuzz_svc", modules, MAX_MODULES);
     return 0;
 }
 

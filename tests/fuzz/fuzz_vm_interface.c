@@ -25,6 +25,7 @@
 #include "virtual-modules/uart.h"
 #include "virtual-modules/vm_interface.h"
 #include "virtual-modules/vm_module.h"
+#include "tests/fuzz/fuzz_catalog.h"
 #include "tests/fuzz/fuzz_input.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -32,8 +33,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* FUZZ_VERBOSE=1 prints every message sent (to see what a seed or crash input does). */
 static bool verbose;
-
-/* ---- input reader ---- */
 
 /* ---- the catalog, loaded once ---- */
 
@@ -52,32 +51,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
     verbose = getenv("FUZZ_VERBOSE") != NULL;
-    const char *dir = getenv("GBVP_CATALOG");
-    if (!dir)
-        dir = "virtual-modules/catalog";
-    char **names, err[512];
-    /* Sorted names give every input the same meaning across runs. */
-    long nnames = vm_catalog_names(dir, &names, err, sizeof err);
-    if (nnames < 0) {
-        fprintf(stderr, "fuzz_vm_interface: %s (run from the repository root or set "
-                "GBVP_CATALOG)\n", err);
-        exit(1);
-    }
-    for (long i = 0; i < nnames && nmodules < MAX_MODULES; i++) {
-        vm_module *m = vm_module_load(dir, names[i], err, sizeof err);
-        if (!m) {
-            fprintf(stderr, "fuzz_vm_interface: catalog entry %s: %s\n", names[i], err);
-            exit(1);
-        }
-        modules[nmodules++] = m;
-        for (size_t k = 0; k < vm_module_interface_count(m) && ntargets < MAX_TARGETS; k++)
-            targets[ntargets++] = (struct target){m, k};
-    }
-    vm_catalog_names_free(names);
-    if (!ntargets) {
-        fprintf(stderr, "fuzz_vm_interface: no module in %s\n", dir);
-        exit(1);
-    }
+    nmodules = fuzz_load_catalog("fuzz_vm_interface", modules, MAX_MODULES);
+    for (size_t i = 0; i < nmodules; i++)
+        for (size_t k = 0; k < vm_module_interface_count(modules[i]) && ntargets < MAX_TARGETS;
+             k++)
+            targets[ntargets++] = (struct target){modules[i], k};
     return 0;
 }
 
