@@ -12,24 +12,13 @@
 
 #include "virtual-modules/behaviour.h"
 #include "virtual-modules/manifest.h"
+#include "tests/unit/test_vm_classes_mnfs.h"
 #include "virtual-modules/vm_interface.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char everything_mnfs[] =
-    "[manifest-header]\nversion-major = 0\nversion-minor = 1\n"
-    "[interface-descriptor]\nvendor-string-id = 1\nproduct-string-id = 2\n"
-    "[string-descriptor 1]\nstring = gbvp\n[string-descriptor 2]\nstring = all\n"
-    "[bundle-descriptor 1]\nclass = 0x0a\n"
-    "[cport-descriptor 1]\nbundle = 1\nprotocol = 0x02\n"
-    "[cport-descriptor 2]\nbundle = 1\nprotocol = 0x03\n"
-    "[cport-descriptor 3]\nbundle = 1\nprotocol = 0x04\n"
-    "[bundle-descriptor 2]\nclass = 0x11\n[cport-descriptor 4]\nbundle = 2\nprotocol = 0x11\n"
-    "[bundle-descriptor 3]\nclass = 0x08\n[cport-descriptor 5]\nbundle = 3\nprotocol = 0x08\n"
-    "[bundle-descriptor 4]\nclass = 0x10\n[cport-descriptor 6]\nbundle = 4\nprotocol = 0x10\n"
-    "[bundle-descriptor 5]\nclass = 0x0f\n[cport-descriptor 7]\nbundle = 5\nprotocol = 0x0f\n"
-    "[bundle-descriptor 6]\nclass = 0x05\n[cport-descriptor 8]\nbundle = 6\nprotocol = 0x05\n";
+static const char everything_mnfs[] = VMT_CLASSES_MNFS;
 
 static vm_manifest *manifest;
 
