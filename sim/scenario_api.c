@@ -918,8 +918,9 @@ static const char *detail_arg(lua_State *L, int arg, const char *dflt)
     return lua_isnoneornil(L, arg) ? dflt : luaL_tolstring(L, arg, NULL);
 }
 
-/* gbvp.check(cond, name [, detail]) -> cond: records a result, goes on */
-static int l_check(lua_State *L)
+/* gbvp.check(cond, name [, detail]) -> cond: records a result, goes on;
+ * gbvp.assert(cond, name [, detail]): the same, but stops the script when false */
+static int cond_check(lua_State *L, bool stop)
 {
     sim_scenario *sc = SC(L);
     luaL_checkany(L, 1);
@@ -927,24 +928,24 @@ static int l_check(lua_State *L)
     bool ok = lua_toboolean(L, 1);
     char at[256];
     sc_record(sc, ok, name, where(L, at, sizeof at), detail_arg(L, 3, "condition was false"));
+    if (!ok && stop) {
+        lua_pushlightuserdata(L, sc_assert_abort_marker());
+        return lua_error(L);
+    }
+    if (stop)
+        return 0;
     lua_pushboolean(L, ok);
     return 1;
 }
 
-/* gbvp.assert(cond, name [, detail]): records a result, stops the script when false */
+static int l_check(lua_State *L)
+{
+    return cond_check(L, false);
+}
+
 static int l_assert(lua_State *L)
 {
-    sim_scenario *sc = SC(L);
-    luaL_checkany(L, 1);
-    const char *name = luaL_checkstring(L, 2);
-    bool ok = lua_toboolean(L, 1);
-    char at[256];
-    sc_record(sc, ok, name, where(L, at, sizeof at), detail_arg(L, 3, "condition was false"));
-    if (!ok) {
-        lua_pushlightuserdata(L, sc_assert_abort_marker());
-        return lua_error(L);
-    }
-    return 0;
+    return cond_check(L, true);
 }
 
 /* gbvp.skip(reason): the scenario does not apply to this target; ends it, passed */
