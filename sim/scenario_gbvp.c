@@ -107,11 +107,17 @@ static void *loop_thread(void *arg)
             return NULL;
         }
         g->now = wall_ps(&g->t0);
+        run_timed_faults(g);
         sim_gbvp_process(g->sim, g->now);
         int fd = sim_gbvp_fd(g->sim);
+        sim_time wake = g->now + SIM_MS(5);
+        for (unsigned i = 0; i < g->ntimed; i++) /* wake up for a timed fault due sooner */
+            if (g->timed[i].at < wake)
+                wake = g->timed[i].at;
+        int wait_ms = wake > g->now + SIM_MS(1) ? (int)((wake - g->now) / SIM_MS(1)) : 1;
         pthread_mutex_unlock(&g->lock);
         struct pollfd p = { .fd = fd, .events = POLLIN };
-        poll(&p, 1, 5);
+        poll(&p, 1, wait_ms);
     }
 }
 
@@ -370,10 +376,6 @@ static int t_link_fault(void *ctx, unsigned slot, const sim_scenario_fault *f, c
                          .set_down = f->set_down, .ber = f->ber, .drop = f->drop,
                          .down = f->down };
     unsigned need = (f->delay ? 1u : 0u) + (f->down_for ? 1u : 0u);
-    if (need && !g->ap) {
-        snprintf(err, errlen, "delay and down_for need simulated time (the test AP)");
-        return -ENOTSUP;
-    }
     if (g->ntimed + need > TIMED_FAULTS_MAX) {
         snprintf(err, errlen, "more than %u timed faults pending", TIMED_FAULTS_MAX);
         return -ENOSPC;

@@ -243,6 +243,48 @@ static void test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits(voi
     unlink(path);
 }
 
+/* Guest mode with the frame-level model: gbvp.fault's delay and down_for are applied by the
+ * simulator thread while the script waits (wall-clock milliseconds). */
+static void test_gbvp_target_guest_mode_applies_timed_link_faults(void)
+{
+    char path[64], err[256];
+    snprintf(path, sizeof path, "/tmp/gbvp-test-sgf-%d.sock", (int)getpid());
+    unlink(path);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0)
+        child_main(path, parent);
+    sim_scenario_gbvp_config gc = { .link_path = path, .num_slots = 4, .connect_timeout_s = 5,
+                                    .verbose = getenv("V") != NULL, .timing = "frame" };
+    sim_scenario_gbvp *g = sim_scenario_gbvp_new(&gc, err, sizeof err);
+    if (!g)
+        fprintf(stderr, "\n    %s\n", err);
+    CU_ASSERT_PTR_NOT_NULL(g);
+    if (g) {
+        CU_ASSERT_EQUAL(run_script(sim_scenario_gbvp_target(g),
+            "gbvp.check(gbvp.features.link_model, 'the link model is on')\n"
+            "local id = gbvp.insert(2, 'sensor')\n"
+            "gbvp.wait_for(function() return gbvp.interface(id).enabled end, 10000)\n"
+            "gbvp.wait_for(function() return (pcall(gbvp.link_stats, 2)) end, 10000)\n"
+            "gbvp.check_eq(gbvp.link_stats(2).state, 'up', 'up once it carried traffic')\n"
+            "gbvp.fault(2, { down = true, down_for = 100 })\n"
+            "gbvp.check_eq(gbvp.link_stats(2).state, 'down', 'down at once')\n"
+            "gbvp.wait_for(function() return gbvp.link_stats(2).state == 'up' end, 10000)\n"
+            "gbvp.fault(2, { down = true, delay = 100, down_for = 60000 })\n"
+            "gbvp.check_eq(gbvp.link_stats(2).state, 'up', 'not down before the delay')\n"
+            "gbvp.wait_for(function() return gbvp.link_stats(2).state == 'down' end, 10000)\n"
+            "gbvp.fault(2, { down = false })\n"
+            "gbvp.wait_for(function() return gbvp.link_stats(2).state == 'up' end, 10000)\n"
+            "gbvp.remove(2)\n",
+            err, sizeof err), 0);
+        sim_scenario_gbvp_free(g);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    unlink(path);
+}
+
 static void test_gbvp_target_guest_mode_times_out_without_qemu(void)
 {
     char err[256] = "", path[64];
@@ -303,6 +345,7 @@ static const unit_test tests[] = {
     UNIT_TEST(test_gbvp_target_with_test_ap_runs_hotplug_over_gblink),
     UNIT_TEST(test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits),
     UNIT_TEST(test_gbvp_target_guest_mode_times_out_without_qemu),
+    UNIT_TEST(test_gbvp_target_guest_mode_applies_timed_link_faults),
     UNIT_TESTS_END,
 };
 
