@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Integration test: every scenario of scenarios/ against the real Linux 6.1 guest in QEMU
-# (gbvp scenario --target guest), one boot per scenario. Scenarios that need what the
-# guest target lacks (module backends, the test AP's hooks) report a TAP skip and pass.
-# Prints "scenarios-guest: N passed, N failed". KEEP=1 keeps every run directory.
+# (gbvp scenario --target guest --timing frame: the frame-level UniPro model, as gbvp run
+# uses it), one boot per scenario. Scenarios that need what the guest target lacks (module
+# backends, the test AP's hooks) report a TAP skip and pass. Arguments: scenario files to
+# run instead of all. Prints "scenarios-guest: N passed, N failed". KEEP=1 keeps every run
+# directory.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 gbvp=${GBVP:-build/gbvp}
@@ -19,11 +21,12 @@ fi
 kernel=$(sed -n 's/^kernel: //p' <<<"$paths")
 initrd=$(sed -n 's/^initramfs: //p' <<<"$paths")
 
-for scn in scenarios/*.lua; do
+[ $# -gt 0 ] || set -- scenarios/*.lua
+for scn in "$@"; do
     name=$(basename "$scn" .lua)
     d=$top/$name
     mkdir -p "$d"
-    "$gbvp" scenario "$scn" --target guest --link "$d/gbvp.sock" --agent "$d/agent.sock" \
+    "$gbvp" scenario "$scn" --target guest --timing frame --link "$d/gbvp.sock" --agent "$d/agent.sock" \
         --connect-timeout 400 --timeout 900 --junit "$d/junit.xml" >"$d/tap" 2>"$d/scenario.log" &
     spid=$!
     for _ in $(seq 1 100); do [ -S "$d/gbvp.sock" ] && break; sleep 0.05; done
