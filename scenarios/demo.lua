@@ -39,7 +39,7 @@ if not (gbvp.features.cmd and gbvp.features.test_ap) then
     eventually(function()
         local out = guest("ls /sys/bus/greybus/devices")
         for slot = 0, 3 do
-            if out == nil or out:find(string.format("1-%d%%.", ids[slot])) then
+            if out == nil or out:find(string.format("1-%d.", ids[slot]), 1, true) then
                 return false
             end
         end

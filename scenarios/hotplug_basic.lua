@@ -15,8 +15,10 @@ gbvp.check_eq(gbvp.interface_state(id), "absent", "slot empty before insertion")
 gbvp.insert(slot, "sensor")
 local waited = gbvp.wait_for(function() return gbvp.interface_state(id) == "activated" end, 10000)
 gbvp.log(string.format("interface %d activated after %.0f ms", id, waited))
+-- a guest enables it a little after activation (its messages cross the modelled links)
+local enabled = pcall(gbvp.wait_for, function() return gbvp.interface(id).enabled end, 10000)
 local intf = gbvp.interface(id)
-gbvp.assert(intf.enabled, "sensor interface enabled by the AP")
+gbvp.assert(enabled and intf.enabled, "sensor interface enabled by the AP")
 if gbvp.features.test_ap then
     gbvp.check_eq(intf.bound_bundles, 1, "sensor's one bundle bound")
 end
@@ -25,9 +27,15 @@ if gbvp.features.test_ap then
     gbvp.check(gbvp.ap_traced("GET_MANIFEST"), "the AP read the manifest")
 end
 if gbvp.features.guest then
-    -- the guest kernel created the interface and its bundle (1-2.2 is bundle 1 of 1-2)
-    local rc, out = gbvp.guest("ls /sys/bus/greybus/devices", 10000)
-    gbvp.check(rc == 0 and out:find("1-" .. id .. "%.1") ~= nil, "the guest has bundle 1-" .. id .. ".1", out)
+    -- the guest kernel created the module 1-2, its interface 1-2.2 and bundle 1 of that,
+    -- 1-2.2.1 (a little after the SVC saw the interface enabled)
+    local bundle, out = string.format("1-%d.%d.1", id, id), ""
+    local seen = pcall(gbvp.wait_for, function()
+        local rc, o = gbvp.guest("ls /sys/bus/greybus/devices", 10000)
+        out = o or ""
+        return rc == 0 and out:find(bundle, 1, true) ~= nil
+    end, 10000, 100)
+    gbvp.check(seen, "the guest has bundle " .. bundle, out)
 end
 
 gbvp.remove(slot)
