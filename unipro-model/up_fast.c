@@ -37,9 +37,10 @@ typedef struct fast_msg {
 } fast_msg;
 
 typedef struct fast_flow {
-    struct up_fast *owner;
-    unsigned idx;
-    unsigned src, dst, depth;
+    unsigned src, dst, depth;   /* depth: messages in flight on the first hop */
+    unsigned handed;            /* messages the source hands over at a time (its depth) */
+    uint64_t seq;               /* messages sent */
+    sim_time *last_start;       /* ring of `handed`: when each message's last frame starts */
     uint32_t payload, header, segment;
     uint64_t rx_bytes, rx_msgs;
     bool saturate;
@@ -89,6 +90,8 @@ void up_fast_free(up_fast *f)
         free(f->dirs[i]);
     for (unsigned i = 0; i < f->n_switches; i++)
         free(f->sw[i].out);
+    for (unsigned i = 0; i < f->n_flows; i++)
+        free(f->flows[i].last_start);
     while (f->all_msgs) { /* messages still travelling too: their events die with the kernel */
         fast_msg *m = f->all_msgs;
         f->all_msgs = m->all;
@@ -239,13 +242,6 @@ static fast_msg *new_msg(up_fast *f, unsigned flow)
     return m;
 }
 
-static void refill(void *ctx)
-{
-    fast_flow *fl = ctx;
-    if (up_fast_send(fl->owner, fl->idx))
-        abort(); /* out of memory: nothing sensible can continue */
-}
-
 int up_fast_send(up_fast *f, unsigned flow)
 {
     if (flow >= f->n_flows)
@@ -259,12 +255,13 @@ int up_fast_send(up_fast *f, unsigned flow)
         return -ENOMEM;
     commit(f, d, m, 0, 0);
     if (fl->saturate) {
-        /* like a saturating source of the frame level, which sends the next message once
-         * the data link has taken the last segment of one: here, when the last frame starts */
-        sim_time now = sim_now(f->s);
-        sim_time last = m->prev_end - up_phy_symbols_time(d->sym_fp, m->last_syms);
-        if (sim_schedule(f->s, last > now ? last - now : 0, refill, fl, NULL))
-            return -ENOMEM;
+        /* The frame-level source hands message j over when the data link takes the last
+         * segment of message j - depth. Here messages are committed earlier (enough of them
+         * to keep the first hop busy), and each is stamped with that hand-over time. */
+        sim_time *slot = &fl->last_start[fl->seq++ % fl->handed];
+        if (fl->seq > fl->handed && *slot > m->t_submit)
+            m->t_submit = *slot;
+        *slot = m->prev_end - up_phy_symbols_time(d->sym_fp, m->last_syms);
     }
     return 0;
 }
@@ -275,6 +272,7 @@ static void arrive(void *ctx)
     up_fast *f = m->owner;
     fast_dir *d = m->at;
     fast_flow *fl = &f->flows[m->flow];
+    bool first_hop = d == f->node_out[fl->src];
     if (d->to_node >= 0) {
         fl->rx_msgs++;
         fl->rx_bytes += fl->payload;
@@ -292,6 +290,8 @@ static void arrive(void *ctx)
             commit(f, &s->out[port], m, now + f->fwd, m->prev_end + m->prev_latency + f->fwd);
         }
     }
+    if (first_hop && fl->saturate && up_fast_send(f, m->flow))
+        abort(); /* out of memory: nothing sensible can continue */
 }
 
 int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint32_t header,
@@ -301,12 +301,29 @@ int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint3
         !max_segment || max_segment > UP_SEGMENT_MAX)
         return -EINVAL;
     fast_flow *fl = &f->flows[f->n_flows];
-    unsigned idx = f->n_flows;
-    *fl = (fast_flow){ .owner = f, .idx = idx, .src = src, .dst = dst, .depth = depth,
+    *fl = (fast_flow){ .src = src, .dst = dst, .depth = depth, .handed = depth,
                        .payload = payload, .header = header, .segment = max_segment,
                        .saturate = depth > 0 };
+    if (depth && !(fl->last_start = calloc(depth, sizeof *fl->last_start)))
+        return -ENOMEM;
     up_hist_init(&fl->latency);
-    f->n_flows++;
+    unsigned idx = f->n_flows++;
+    fast_dir *d = f->node_out[src];
+    if (depth && d) {
+        /* the next message goes out when one's first frame reaches the next hop: keep
+         * enough in flight that the first hop never idles */
+        fast_msg *probe = new_msg(f, idx);
+        if (!probe)
+            return -ENOMEM;
+        sim_time t = up_phy_symbols_time(d->sym_fp, probe->syms);
+        sim_time t1 = up_phy_symbols_time(d->sym_fp, probe->first_syms);
+        probe->next = f->free_msgs;
+        f->free_msgs = probe;
+        unsigned need = (unsigned)((t1 + d->latency + t - 1) / (t ? t : 1)) + 1;
+        if (depth < need)
+            depth = need;
+        fl->depth = depth;
+    }
     for (unsigned i = 0; i < depth; i++)
         if (up_fast_send(f, idx))
             return -EINVAL;

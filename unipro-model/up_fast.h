@@ -40,9 +40,9 @@ int up_fast_link_node(up_fast *f, unsigned node, int sw, unsigned port_or_node,
                       const up_phy_cfg *phy);
 /* Switch sw sends messages for `node` out of `port`. 0 or -EINVAL. */
 int up_fast_route(up_fast *f, unsigned sw, unsigned node, unsigned port);
-/* A saturating flow of messages of payload+header bytes: `depth` of them wait or are being
- * sent on the first hop, and the next is sent when the last frame of one starts (as the
- * frame-level source sends when the data link takes the last segment); depth 0: no
+/* A saturating flow of messages of payload+header bytes, handed over `depth` at a time as
+ * by the frame-level source (the next when the last segment of one is taken, here when its
+ * last frame starts: that is each message's submit time for its latency); depth 0: no
  * automatic messages, send them with up_fast_send(). Link src first. Returns the flow
  * index. */
 int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint32_t header,
