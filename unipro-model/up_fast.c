@@ -261,7 +261,10 @@ int up_fast_send(up_fast *f, unsigned flow)
         sim_time *slot = &fl->last_start[fl->seq++ % fl->handed];
         if (fl->seq > fl->handed && *slot > m->t_submit)
             m->t_submit = *slot;
-        *slot = m->prev_end - up_phy_symbols_time(d->sym_fp, m->last_syms);
+        sim_time last = m->prev_end - up_phy_symbols_time(d->sym_fp, m->last_syms);
+        if (m->frames > 1) /* taken while the frame before it is on the wire */
+            last -= up_phy_symbols_time(d->sym_fp, m->first_syms) - d->latency;
+        *slot = last;
     }
     return 0;
 }
@@ -311,7 +314,8 @@ int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint3
     fast_dir *d = f->node_out[src];
     if (depth && d) {
         /* the next message goes out when one's first frame reaches the next hop: keep
-         * enough in flight that the first hop never idles */
+         * enough in flight that the first hop never idles, and one more so that each is
+         * committed before its hand-over time (which its latency counts from) */
         fast_msg *probe = new_msg(f, idx);
         if (!probe)
             return -ENOMEM;
@@ -319,7 +323,7 @@ int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint3
         sim_time t1 = up_phy_symbols_time(d->sym_fp, probe->first_syms);
         probe->next = f->free_msgs;
         f->free_msgs = probe;
-        unsigned need = (unsigned)((t1 + d->latency + t - 1) / (t ? t : 1)) + 1;
+        unsigned need = (unsigned)((t1 + d->latency + t - 1) / (t ? t : 1)) + 2;
         if (depth < need)
             depth = need;
         fl->depth = depth;

@@ -122,6 +122,7 @@ static void destroy(net *x)
 
 typedef struct result {
     double speed, events, goodput_bps;
+    double latency_us; /* flow 0's mean message latency (submit to delivery) */
     uint64_t order_errors;
 } result;
 
@@ -137,7 +138,7 @@ static int cmp_double(const void *a, const void *b)
  * rate are the medians over the parts (the machine is shared), goodput is over all. */
 static result run(net *x, sim_time warm, sim_time sim)
 {
-    result r = { 0, 0, 0, 0 };
+    result r = { 0 };
     sim_kernel_run_until(x->k, warm);
     uint64_t bytes0 = 0;
     for (unsigned i = 0; i < x->nodes; i++)
@@ -164,6 +165,8 @@ static result run(net *x, sim_time warm, sim_time sim)
         }
     r.speed = speed[CHUNKS / 2];
     r.events = events[CHUNKS / 2];
+    unsigned dst = x->sw ? 5 : 1; /* flow 0 runs from node 0 to node 5 (switch) or 1 */
+    r.latency_us = up_hist_mean(&up_cport_stats_get(x->n[dst], 1)->latency) * 1e-6;
     r.goodput_bps = (double)(bytes1 - bytes0) * 8.0 / ((double)(at - warm) * 1e-12);
     return r;
 }
@@ -200,7 +203,7 @@ static result run_fast(bool with_switch, unsigned size, sim_time warm, sim_time 
             die("fast link");
         up_fast_flow(f, 0, 1, size, 8, 2, 286);
     }
-    result r = { 0, 0, 0, 0 };
+    result r = { 0 };
     sim_kernel_run_until(k, warm);
     uint64_t b0 = 0, b1 = 0;
     for (unsigned i = 0; i < flows; i++)
@@ -215,6 +218,7 @@ static result run_fast(bool with_switch, unsigned size, sim_time warm, sim_time 
     r.speed = simulated / wall;
     r.events = (double)(sim_kernel_executed(k) - ev0) / wall;
     r.goodput_bps = (double)(b1 - b0) * 8.0 / simulated;
+    r.latency_us = up_hist_mean(up_fast_flow_latency(f, 0)) * 1e-6;
     up_fast_free(f);
     sim_kernel_free(k);
     return r;
@@ -227,6 +231,10 @@ static void report_fast(const char *name, result fast, result frame)
     printf("bench %s.msg.goodput %.4g Gb/s\n", name, fast.goodput_bps / 1e9);
     printf("bench %s.msg.goodput-error %.3g %%\n", name,
            100.0 * (fast.goodput_bps - frame.goodput_bps) / frame.goodput_bps);
+    printf("bench %s.latency %.4g us\n", name, frame.latency_us);
+    printf("bench %s.msg.latency %.4g us\n", name, fast.latency_us);
+    printf("bench %s.msg.latency-error %.3g %%\n", name,
+           100.0 * (fast.latency_us - frame.latency_us) / frame.latency_us);
 }
 
 /* An optional argument runs only the benchmarks whose name contains it. */
