@@ -262,8 +262,9 @@ int up_fast_send(up_fast *f, unsigned flow)
         if (fl->seq > fl->handed && *slot > m->t_submit)
             m->t_submit = *slot;
         sim_time last = m->prev_end - up_phy_symbols_time(d->sym_fp, m->last_syms);
-        if (m->frames > 1) /* taken while the frame before it is on the wire */
-            last -= up_phy_symbols_time(d->sym_fp, m->first_syms) - d->latency;
+        sim_time before = up_phy_symbols_time(d->sym_fp, m->first_syms);
+        if (m->frames > 1 && before > d->latency) /* taken while the frame before is sent */
+            last -= before - d->latency;
         *slot = last;
     }
     return 0;
