@@ -63,6 +63,9 @@ expect "timing: down" 0 '"ok":true' fault slot=0 down=true
 expect "timing: up" 0 '"ok":true' fault slot=0 down=false
 expect "timing: nothing to do" 1 'nothing to do' fault slot=0
 expect "timing: link without traffic" 1 'carried no traffic' link slot=3 gear=HS-G1A
+expect "timing: the AP's own link" 0 '"ok":true' link slot=ap gear=HS-G3B lanes=2
+expect "timing: a fault on the AP's link" 0 '"ok":true' fault slot=ap ber=1e-7
+expect "timing: slot neither number nor ap" 1 'slot number or \"ap\"' link slot=apx gear=HS-G1A
 kill "$sim"
 wait "$sim"
 [ "$failed" -eq 0 ] && rm -rf "$d" || echo "ctl: logs in $d"

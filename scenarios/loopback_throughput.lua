@@ -3,9 +3,9 @@
 -- loopback module; every transfer must come back with its own data and the module's
 -- statistics must count each once. The figures (payload bytes both ways per simulated
 -- second) come from the module's counters and the simulated clock; with the UniPro timing
--- model (--target gbvp-sim --timing frame) they reflect the link's gear (--set gear=HS-G3
--- changes it; the AP bridge's own link keeps the mode the AP gave it), without it only the
--- simulator's step size. Transfers are one at a time (closed loop), and the test AP's
+-- model (--target gbvp-sim --timing frame) they reflect the gear of the module's link and
+-- of the AP bridge's own (--set gear=HS-G3B changes both), without it only the simulator's
+-- step size. Transfers are one at a time (closed loop), and the test AP's
 -- transport advances time in steps of at least 640 us per wait, so the figures are lower
 -- bounds of what the link could carry. --set count=N transfers per size.
 if gbvp.features.guest and gbvp.features.cmd and not gbvp.features.test_ap then
@@ -52,9 +52,11 @@ local count = gbvp.arg("count", 20)
 local id = gbvp.insert(slot, "loopback")
 gbvp.wait_for(function() return gbvp.interface(id).enabled end, 2000)
 if gbvp.features.link_model then
+    -- the module's link and the AP bridge's own ("ap", which the AP left in its mode)
     gbvp.link(slot, { gear = gbvp.arg("gear", "HS-G2B"), lanes = 2 })
+    gbvp.link("ap", { gear = gbvp.arg("gear", "HS-G2B"), lanes = 2 })
     gbvp.wait(1)
-    gbvp.log("link " .. gbvp.link_stats(slot).mode)
+    gbvp.log("link " .. gbvp.link_stats(slot).mode .. ", AP link " .. gbvp.link_stats("ap").mode)
 else
     gbvp.log("no UniPro timing model on target " .. gbvp.target ..
              ": the figures measure the simulator's steps, not a link")

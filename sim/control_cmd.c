@@ -128,6 +128,19 @@ static bool get_slot(req *r, unsigned *slot)
     return true;
 }
 
+/* The slot of a link command: a slot number, or "ap" for the AP bridge's own link. */
+static bool get_link_slot(req *r, unsigned *slot)
+{
+    JsonNode *n = json_object_get_member(r->o, "slot");
+    if (n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING) {
+        if (strcmp(json_node_get_string(n), "ap"))
+            return fail(r, "field 'slot' must be a slot number or \"ap\"");
+        *slot = GB_SVC_SLOT_AP;
+        return true;
+    }
+    return get_slot(r, slot);
+}
+
 /* ---- commands ---- */
 
 static bool cmd_ping(req *r)
@@ -447,7 +460,7 @@ static bool opt_number(req *r, const char *name, bool *have, double *out)
     return true;
 }
 
-/* {"cmd":"link","slot":N,"gear":"HS-G2B","series":"A","lanes":2} */
+/* {"cmd":"link","slot":N|"ap","gear":"HS-G2B","series":"A","lanes":2} */
 static bool cmd_link(req *r)
 {
     if (!r->c->b.link_set)
@@ -455,7 +468,7 @@ static bool cmd_link(req *r)
     unsigned slot;
     char g[16], s[8], l[8];
     const char *gear, *series, *lanes;
-    if (!get_slot(r, &slot) || !opt_text(r, "gear", g, sizeof g, &gear) ||
+    if (!get_link_slot(r, &slot) || !opt_text(r, "gear", g, sizeof g, &gear) ||
         !opt_text(r, "series", s, sizeof s, &series) ||
         !opt_text(r, "lanes", l, sizeof l, &lanes))
         return false;
@@ -466,14 +479,14 @@ static bool cmd_link(req *r)
     return true;
 }
 
-/* {"cmd":"fault","slot":N,"ber":1e-6,"drop":0.01,"down":true} */
+/* {"cmd":"fault","slot":N|"ap","ber":1e-6,"drop":0.01,"down":true} */
 static bool cmd_fault(req *r)
 {
     if (!r->c->b.link_fault)
         return no_link_model(r);
     unsigned slot;
     sim_control_fault f = { 0 };
-    if (!get_slot(r, &slot) || !opt_number(r, "ber", &f.set_ber, &f.ber) ||
+    if (!get_link_slot(r, &slot) || !opt_number(r, "ber", &f.set_ber, &f.ber) ||
         !opt_number(r, "drop", &f.set_drop, &f.drop))
         return false;
     JsonNode *n = json_object_get_member(r->o, "down");

@@ -99,8 +99,9 @@ bool sim_net_link_info_get(const sim_net *n, unsigned port, sim_net_link_info *o
 /* The network behind a `gbvp sim` simulator (sim/gbvp_sim.c); NULL when timing is off. */
 struct sim_gbvp;
 sim_net *sim_gbvp_net(struct sim_gbvp *s);
-/* The link of the interface in `slot` (sim_net_link_set / _fault / _info_get on its switch
- * port). -ENOTSUP with the reason in err when timing is off, -EINVAL for a bad slot. */
+/* The link of the interface in `slot`, or the AP bridge's own link for GB_SVC_SLOT_AP
+ * (sim_net_link_set / _fault / _info_get on its switch port). -ENOTSUP with the reason in
+ * err when timing is off, -EINVAL for a bad slot. */
 int sim_gbvp_link_set(struct sim_gbvp *s, unsigned slot, const up_phy_cfg *phy, char *err,
                       size_t errlen);
 int sim_gbvp_link_fault(struct sim_gbvp *s, unsigned slot, const sim_net_fault *f, char *err,

@@ -666,7 +666,8 @@ sim_net *sim_gbvp_net(sim_gbvp *s)
     return s->net;
 }
 
-/* The switch port of the interface in slot (port of interface i is i), or -errno. */
+/* The switch port of the interface in slot, or of the AP for GB_SVC_SLOT_AP (port of
+ * interface i is i), or -errno. */
 static int slot_port(sim_gbvp *s, unsigned slot, char *err, size_t errlen)
 {
     if (!s->net) {
@@ -674,11 +675,23 @@ static int slot_port(sim_gbvp *s, unsigned slot, char *err, size_t errlen)
                  "with --timing frame)");
         return -ENOTSUP;
     }
+    if (slot == GB_SVC_SLOT_AP)
+        return gb_svc_ap_intf_id(s->svc);
     if (slot >= s->cfg.num_slots) {
         snprintf(err, errlen, "slot %u outside 0..%u", slot, s->cfg.num_slots - 1);
         return -EINVAL;
     }
     return gb_svc_slot_intf_id(s->svc, slot);
+}
+
+/* "slot N" or "the AP" for messages. */
+static const char *link_name(unsigned slot, char *buf, size_t len)
+{
+    if (slot == GB_SVC_SLOT_AP)
+        snprintf(buf, len, "the AP");
+    else
+        snprintf(buf, len, "slot %u", slot);
+    return buf;
 }
 
 int sim_gbvp_link_set(sim_gbvp *s, unsigned slot, const up_phy_cfg *phy, char *err,
@@ -695,8 +708,9 @@ int sim_gbvp_link_fault(sim_gbvp *s, unsigned slot, const sim_net_fault *f, char
     if (port < 0)
         return port;
     int rc = sim_net_link_fault(s->net, (unsigned)port, f, err, errlen);
+    char name[24];
     if (!rc)
-        logf_(s, GB_SVC_LOG_INFO, "timing: link of slot %u:%s%s%s", slot,
+        logf_(s, GB_SVC_LOG_INFO, "timing: link of %s:%s%s%s", link_name(slot, name, sizeof name),
               f->set_ber ? " bit errors set" : "", f->set_drop ? " frame drops set" : "",
               f->set_down ? (f->down ? " down" : " up") : "");
     return rc;
@@ -709,8 +723,9 @@ int sim_gbvp_link_info(sim_gbvp *s, unsigned slot, sim_net_link_info *out, char 
     if (port < 0)
         return port;
     if (!sim_net_link_info_get(s->net, (unsigned)port, out)) {
-        snprintf(err, errlen, "the link of slot %u has no frame-level model yet (it carried no "
-                 "traffic, or timing is message-level)", slot);
+        char name[24];
+        snprintf(err, errlen, "the link of %s has no frame-level model yet (it carried no "
+                 "traffic, or timing is message-level)", link_name(slot, name, sizeof name));
         return -ENODEV;
     }
     return 0;

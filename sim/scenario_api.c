@@ -689,10 +689,21 @@ static unsigned link_args(lua_State *L, const void *op, const char *fn, const ch
 {
     if (!op)
         sc_error(L, no_link_model, fn, SC(L)->t.name);
-    unsigned slot = check_slot(L, 1);
+    /* "ap": the AP bridge's own link */
+    unsigned slot = lua_type(L, 1) == LUA_TSTRING && !strcmp(lua_tostring(L, 1), "ap")
+                        ? GB_SVC_SLOT_AP : check_slot(L, 1);
     if (keys)
         check_keys(L, 2, fn, keys);
     return slot;
+}
+
+/* The slot as the script wrote it: its number or "ap". */
+static const char *link_slot_name(unsigned slot, char buf[16])
+{
+    if (slot == GB_SVC_SLOT_AP)
+        return "ap";
+    snprintf(buf, 16, "%u", slot);
+    return buf;
 }
 
 /* A string or number field of table `arg` as text in buf; NULL when absent. */
@@ -740,9 +751,9 @@ static int l_link(lua_State *L)
     }
     if (!gear && !series && !lanes)
         return sc_error(L, "gbvp.link: nothing to change (give gear, series or lanes)");
-    char err[256];
+    char err[256], name[16];
     if (sc->t.link_set(sc->t.ctx, slot, gear, series, lanes, err, sizeof err))
-        return sc_error(L, "gbvp.link(%u): %s", slot, err);
+        return sc_error(L, "gbvp.link(%s): %s", link_slot_name(slot, name), err);
     settle(L, sc);
     return 0;
 }
@@ -790,9 +801,9 @@ static int l_fault(lua_State *L)
     f.down_for = (sim_time)(down_for * 1e9);
     if (!f.set_ber && !f.set_drop && !f.set_down)
         return sc_error(L, "gbvp.fault: nothing to do (give ber, drop or down)");
-    char err[256];
+    char err[256], name[16];
     if (sc->t.link_fault(sc->t.ctx, slot, &f, err, sizeof err))
-        return sc_error(L, "gbvp.fault(%u): %s", slot, err);
+        return sc_error(L, "gbvp.fault(%s): %s", link_slot_name(slot, name), err);
     /* no settle: a delay counts from this call, so it can land inside the next request */
     return 0;
 }
@@ -804,9 +815,9 @@ static int l_link_stats(lua_State *L)
     sim_scenario *sc = SC(L);
     unsigned slot = link_args(L, (const void *)sc->t.link_info, "gbvp.link_stats", NULL);
     sim_scenario_link li;
-    char err[256];
+    char err[256], name[16];
     if (sc->t.link_info(sc->t.ctx, slot, &li, err, sizeof err))
-        return sc_error(L, "gbvp.link_stats(%u): %s", slot, err);
+        return sc_error(L, "gbvp.link_stats(%s): %s", link_slot_name(slot, name), err);
     lua_createtable(L, 0, 10);
     lua_pushstring(L, li.mode);
     lua_setfield(L, -2, "mode");

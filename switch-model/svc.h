@@ -201,6 +201,9 @@ gb_svc_stats gb_svc_get_stats(const gb_svc *svc);
 bool gb_svc_get_intf(const gb_svc *svc, uint8_t intf_id, gb_svc_intf_info *out);
 uint8_t gb_svc_slot_intf_id(const gb_svc *svc, unsigned slot);
 unsigned gb_svc_num_slots(const gb_svc *svc);
+/* Where a link setting takes a slot, this value stands for the AP bridge's own link (the
+ * switch port of gb_svc_ap_intf_id). */
+#define GB_SVC_SLOT_AP 0xffffffffu
 uint8_t gb_svc_ap_intf_id(const gb_svc *svc);
 /* Power mode of the AP's own link as last set (0 = never). */
 uint8_t gb_svc_ap_link_tx_mode(const gb_svc *svc);

@@ -113,6 +113,43 @@ static void test_link_down_during_a_transfer_delays_it_and_loses_nothing(void)
     sim_scenario_gbvp_free(g);
 }
 
+/* The AP bridge's own link ("ap"): the AP left it in PWM (as Linux 6.1 does); a faster gear
+ * there shortens the transfers, and faults on it are repaired like any other link's. */
+static void test_the_ap_link_can_be_changed_and_broken(void)
+{
+    sim_scenario_gbvp *g = start("frame");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    char err[512];
+    int rc = run(g, LOOPBACK_SETUP
+        "gbvp.link(slot, {gear = 'HS-G3B', lanes = 2})\n"
+        "gbvp.wait(1)\n"
+        "local function timed(n)\n"
+        "  local t0 = gbvp.now()\n"
+        "  for i = 1, n do gbvp.assert(xfer(2000, i), 'transfer') end\n"
+        "  return (gbvp.now() - t0) / n\n"
+        "end\n"
+        "gbvp.assert(gbvp.link_stats('ap').mode:find('^PWM'), 'the AP link starts in PWM')\n"
+        "local slow = timed(5)\n"
+        "gbvp.link('ap', {gear = 'HS-G3B', lanes = 2})\n"
+        "gbvp.wait(1)\n"
+        "gbvp.assert_eq(gbvp.link_stats('ap').mode, 'HS-G3B x2', 'the AP link mode')\n"
+        "local fast = timed(5)\n"
+        "gbvp.assert(fast < slow / 2, 'transfers got faster', fast .. ' vs ' .. slow .. ' ms')\n"
+        "local s0 = gbvp.link_stats('ap')\n"
+        "gbvp.fault('ap', {ber = 2e-5})\n"
+        "for i = 1, 40 do gbvp.assert(xfer(1500, i), 'transfer with bit errors') end\n"
+        "gbvp.fault('ap', {ber = 0})\n"
+        "local s = gbvp.link_stats('ap')\n"
+        "gbvp.assert(s.crc_errors > s0.crc_errors, 'CRC errors on the AP link')\n"
+        "gbvp.assert(s.replays > s0.replays, 'replays on the AP link')\n"
+        "gbvp.assert_eq(module_transfers(), 50, 'each transfer once')\n",
+        err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n    %s\n", err);
+    CU_ASSERT_EQUAL(rc, 0);
+    sim_scenario_gbvp_free(g);
+}
+
 static void expect_error(sim_scenario_gbvp *g, const char *code, const char *needle)
 {
     char err[512];
@@ -134,6 +171,7 @@ static void test_bad_link_and_fault_settings_are_named(void)
     expect_error(g, "gbvp.fault(1, {down_for = 2})", "down_for");
     expect_error(g, "gbvp.link(1, {mode = 'pwm', gear = 'HS-G1A'})", "not a pwm gear");
     expect_error(g, "gbvp.fault(1, {})", "nothing to do");
+    expect_error(g, "gbvp.link('apx', {gear = 2})", "number expected, got string");
     sim_scenario_gbvp_free(g);
 }
 
@@ -150,6 +188,7 @@ static void test_without_timing_link_and_fault_say_so(void)
 static const unit_test tests[] = {
     UNIT_TEST(test_bit_errors_during_traffic_deliver_every_message_once_with_replays),
     UNIT_TEST(test_link_down_during_a_transfer_delays_it_and_loses_nothing),
+    UNIT_TEST(test_the_ap_link_can_be_changed_and_broken),
     UNIT_TEST(test_bad_link_and_fault_settings_are_named),
     UNIT_TEST(test_without_timing_link_and_fault_say_so),
     UNIT_TESTS_END,
