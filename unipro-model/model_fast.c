@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `gbvp model --fast`: the described network on the message-level mode (up_fast.h). Only
-// what that mode models is accepted: saturating flows, nodes on links to a node or to a
-// switch port, no faults, one switch forwarding latency. Anything else is refused with
-// the line of the statement at fault.
+// what that mode models is accepted: saturating, constant-rate and Poisson flows, nodes on
+// links to a node or to a switch port, no faults, one switch forwarding latency. Anything
+// else is refused with the line of the statement at fault.
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -35,11 +35,15 @@ static int check(const model *m, char *err, size_t len)
         if (l->cfg.faults.ber > 0 || l->cfg.faults.drop > 0 || l->has_down)
             return fail(err, len, "%s: --fast does not model faults (ber, drop, down)", l->where);
     }
-    for (unsigned i = 0; i < m->n_flows; i++)
-        if (m->flows[i].cfg.kind != UP_TRAFFIC_SATURATE || m->flows[i].cfg.count ||
-            m->flows[i].cfg.start || m->flows[i].cfg.stop)
-            return fail(err, len, "%s: --fast runs saturating flows only (no count, start, stop)",
+    for (unsigned i = 0; i < m->n_flows; i++) {
+        const up_traffic_cfg *c = &m->flows[i].cfg;
+        if (c->kind == UP_TRAFFIC_RR)
+            return fail(err, len, "%s: --fast does not model request/response (rr) flows",
                         m->flows[i].where);
+        if (c->kind == UP_TRAFFIC_SATURATE && (c->count || c->start || c->stop))
+            return fail(err, len, "%s: --fast runs saturating flows without count, start or "
+                        "stop", m->flows[i].where);
+    }
     return 0;
 }
 
@@ -92,8 +96,13 @@ int model_run_fast(model *m, sim_time duration, char *err, size_t len)
         if (!direct && !same)
             return fail(err, len, "%s: no path from %s to %s in --fast mode", f->where,
                         m->nodes[f->src].name, m->nodes[f->dst].name);
-        int idx = up_fast_flow(m->uf, f->src, f->dst, f->cfg.size, f->cfg.header, f->cfg.depth,
-                               m->nodes[f->src].segment);
+        bool saturate = f->cfg.kind == UP_TRAFFIC_SATURATE;
+        int idx = up_fast_flow(m->uf, f->src, f->dst, f->cfg.size, f->cfg.header,
+                               saturate ? f->cfg.depth : 0, m->nodes[f->src].segment);
+        if (idx >= 0 && !saturate &&
+            !(f->fast_src = up_fast_source_new(sim_kernel_scheduler(m->k), m->uf,
+                                               (unsigned)idx, &f->cfg)))
+            idx = -ENOMEM;
         if (idx < 0)
             return fail(err, len, "%s: cannot start this flow in --fast mode", f->where);
         f->fast_idx = (unsigned)idx;
@@ -126,9 +135,10 @@ void model_fast_print(const model *m, FILE *out)
     for (unsigned i = 0; i < m->n_flows; i++) {
         const model_flow *f = &m->flows[i];
         const up_hist *h = up_fast_flow_latency(m->uf, f->fast_idx);
-        fprintf(out, "  %s -> %s saturate %uB: received %" PRIu64 ", goodput %.4g Gb/s, "
-                "latency p50 %.3g p99 %.3g max %.3g us\n",
-                m->nodes[f->src].name, m->nodes[f->dst].name, f->cfg.size,
+        fprintf(out, "  %s -> %s %s %uB: sent %" PRIu64 ", received %" PRIu64 ", goodput %.4g "
+                "Gb/s, latency p50 %.3g p99 %.3g max %.3g us\n",
+                m->nodes[f->src].name, m->nodes[f->dst].name, up_traffic_kind_name(f->cfg.kind),
+                f->cfg.size, up_fast_flow_tx_msgs(m->uf, f->fast_idx),
                 up_fast_flow_rx_msgs(m->uf, f->fast_idx), fast_goodput(m, f) / 1e9,
                 (double)up_hist_quantile(h, 0.5) * 1e-6, (double)up_hist_quantile(h, 0.99) * 1e-6,
                 (double)h->max * 1e-6);
@@ -143,13 +153,15 @@ void model_fast_json(const model *m, FILE *out)
     for (unsigned i = 0; i < m->n_flows; i++) {
         const model_flow *f = &m->flows[i];
         const up_hist *h = up_fast_flow_latency(m->uf, f->fast_idx);
-        fprintf(out, "%s\n    {\"from\": \"%s\", \"to\": \"%s\", \"size\": %u, \"received\": %" PRIu64
-                ", \"goodput_bps\": %.6g, \"latency_ps\": {\"count\": %" PRIu64 ", \"p50\": %" PRIu64
-                ", \"p90\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "}}",
-                i ? "," : "", m->nodes[f->src].name, m->nodes[f->dst].name, f->cfg.size,
-                up_fast_flow_rx_msgs(m->uf, f->fast_idx), fast_goodput(m, f), h->count,
-                up_hist_quantile(h, 0.5), up_hist_quantile(h, 0.9), up_hist_quantile(h, 0.99),
-                h->count ? h->max : 0);
+        fprintf(out, "%s\n    {\"from\": \"%s\", \"to\": \"%s\", \"kind\": \"%s\", \"size\": %u, "
+                "\"sent\": %" PRIu64 ", \"received\": %" PRIu64 ", \"goodput_bps\": %.6g, "
+                "\"latency_ps\": {\"count\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
+                ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 ", \"mean\": %.1f}}",
+                i ? "," : "", m->nodes[f->src].name, m->nodes[f->dst].name,
+                up_traffic_kind_name(f->cfg.kind), f->cfg.size,
+                up_fast_flow_tx_msgs(m->uf, f->fast_idx), up_fast_flow_rx_msgs(m->uf, f->fast_idx),
+                fast_goodput(m, f), h->count, up_hist_quantile(h, 0.5), up_hist_quantile(h, 0.9),
+                up_hist_quantile(h, 0.99), h->count ? h->max : 0, up_hist_mean(h));
     }
     fprintf(out, "\n  ]\n}\n");
 }
@@ -163,6 +175,7 @@ void model_fast_csv(const model *m, FILE *out)
         const up_hist *h = up_fast_flow_latency(m->uf, f->fast_idx);
         char obj[80];
         snprintf(obj, sizeof obj, "%s->%s", m->nodes[f->src].name, m->nodes[f->dst].name);
+        fprintf(out, "flow,%s,sent,%" PRIu64 "\n", obj, up_fast_flow_tx_msgs(m->uf, f->fast_idx));
         fprintf(out, "flow,%s,received,%" PRIu64 "\nflow,%s,goodput_bps,%.6g\n"
                 "flow,%s,latency_p50_ps,%" PRIu64 "\nflow,%s,latency_p99_ps,%" PRIu64
                 "\nflow,%s,latency_max_ps,%" PRIu64 "\n",

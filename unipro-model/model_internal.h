@@ -10,6 +10,7 @@
 #include "unipro-model/model_topo.h"
 #include "unipro-model/up_consts.h"
 #include "unipro-model/up_fast.h"
+#include "unipro-model/up_fast_source.h"
 #include "unipro-model/up_link.h"
 #include "unipro-model/up_node.h"
 #include "unipro-model/up_traffic.h"
@@ -57,6 +58,7 @@ typedef struct model_flow {
     bool e2efc;
     unsigned src_cport, dst_cport;
     unsigned fast_idx;       /* --fast: the up_fast flow */
+    up_fast_source *fast_src; /* --fast, cbr and poisson: its source */
     up_traffic *t;
 } model_flow;
 

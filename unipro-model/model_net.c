@@ -15,6 +15,8 @@ void model_teardown(model *m)
     for (unsigned i = 0; i < m->n_flows; i++) {
         up_traffic_free(m->flows[i].t);
         m->flows[i].t = NULL;
+        up_fast_source_free(m->flows[i].fast_src);
+        m->flows[i].fast_src = NULL;
     }
     for (unsigned i = 0; i < m->n_links; i++) {
         up_link_free(m->links[i].l);

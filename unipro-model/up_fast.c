@@ -42,7 +42,7 @@ typedef struct fast_flow {
     uint64_t seq;               /* messages sent */
     sim_time *last_start;       /* ring of `handed`: when each message's last frame starts */
     uint32_t payload, header, segment;
-    uint64_t rx_bytes, rx_msgs;
+    uint64_t tx_msgs, rx_bytes, rx_msgs;
     bool saturate;
     up_hist latency;
 } fast_flow;
@@ -254,6 +254,7 @@ int up_fast_send(up_fast *f, unsigned flow)
     if (!m)
         return -ENOMEM;
     commit(f, d, m, 0, 0);
+    fl->tx_msgs++;
     if (fl->saturate) {
         /* The frame-level source hands message j over when the data link takes the last
          * segment of message j - depth. Here messages are committed earlier (enough of them
@@ -333,6 +334,11 @@ int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint3
         if (up_fast_send(f, idx))
             return -EINVAL;
     return (int)idx;
+}
+
+uint64_t up_fast_flow_tx_msgs(const up_fast *f, unsigned flow)
+{
+    return flow < f->n_flows ? f->flows[flow].tx_msgs : 0;
 }
 
 uint64_t up_fast_flow_rx_bytes(const up_fast *f, unsigned flow)

@@ -48,6 +48,7 @@ int up_fast_route(up_fast *f, unsigned sw, unsigned node, unsigned port);
 int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint32_t header,
                  unsigned depth, unsigned max_segment);
 
+uint64_t up_fast_flow_tx_msgs(const up_fast *f, unsigned flow);
 uint64_t up_fast_flow_rx_bytes(const up_fast *f, unsigned flow); /* payload bytes */
 uint64_t up_fast_flow_rx_msgs(const up_fast *f, unsigned flow);
 const up_hist *up_fast_flow_latency(const up_fast *f, unsigned flow);

@@ -114,12 +114,17 @@ static void tick(void *ctx)
     if (!may_send(t))
         return;
     send_one(t);
-    double mean_ps = (double)(t->cfg.size + t->cfg.header) * 8.0 / t->cfg.rate_bps * 1e12;
+    sim_schedule(t->s, up_traffic_gap(&t->cfg, &t->rng), tick, t, &t->timer);
+}
+
+sim_time up_traffic_gap(const up_traffic_cfg *cfg, up_rng *rng)
+{
+    double mean_ps = (double)(cfg->size + cfg->header) * 8.0 / cfg->rate_bps * 1e12;
     double gap = mean_ps;
-    if (t->cfg.kind == UP_TRAFFIC_POISSON)
-        gap = -log(up_rng_unit(&t->rng)) * mean_ps;
+    if (cfg->kind == UP_TRAFFIC_POISSON)
+        gap = -log(up_rng_unit(rng)) * mean_ps;
     sim_time next = (sim_time)(gap + 0.5);
-    sim_schedule(t->s, next ? next : 1, tick, t, &t->timer); /* time must advance */
+    return next ? next : 1; /* time must advance */
 }
 
 static void begin(void *ctx)
