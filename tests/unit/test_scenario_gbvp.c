@@ -196,22 +196,48 @@ static void child_main(const char *path, pid_t parent)
     _exit(0);
 }
 
-static void test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits(void)
+/* Guest mode against a test AP in a child process (as QEMU's guest would be): the child
+ * connects to `path`, the target waits for it. NULL (reported) when it did not come up. */
+typedef struct guest_rig {
+    char path[64];
+    pid_t pid;
+} guest_rig;
+
+static sim_scenario_gbvp *guest_rig_start(guest_rig *r, const char *name, const char *timing)
 {
-    char path[64], err[256];
-    snprintf(path, sizeof path, "/tmp/gbvp-test-sgg-%d.sock", (int)getpid());
-    unlink(path);
+    char err[256];
+    snprintf(r->path, sizeof r->path, "/tmp/gbvp-test-%s-%d.sock", name, (int)getpid());
+    unlink(r->path);
     pid_t parent = getpid();
-    pid_t pid = fork();
-    CU_ASSERT_FATAL(pid >= 0);
-    if (pid == 0)
-        child_main(path, parent);
-    sim_scenario_gbvp_config gc = { .link_path = path, .num_slots = 4,
-                                    .connect_timeout_s = 5, .verbose = getenv("V") != NULL };
+    r->pid = fork();
+    CU_ASSERT_FATAL(r->pid >= 0);
+    if (r->pid == 0)
+        child_main(r->path, parent);
+    sim_scenario_gbvp_config gc = { .link_path = r->path, .num_slots = 4, .connect_timeout_s = 5,
+                                    .verbose = getenv("V") != NULL, .timing = timing };
     sim_scenario_gbvp *g = sim_scenario_gbvp_new(&gc, err, sizeof err);
     if (!g)
         fprintf(stderr, "\n    %s\n", err);
     CU_ASSERT_PTR_NOT_NULL(g);
+    return g;
+}
+
+static void guest_rig_stop(guest_rig *r, sim_scenario_gbvp *g)
+{
+    sim_scenario_gbvp_free(g);
+    int st = 0;
+    if (waitpid(r->pid, &st, WNOHANG) == r->pid)
+        fprintf(stderr, "\n    the AP process ended early: status %d\n", WEXITSTATUS(st));
+    kill(r->pid, SIGKILL);
+    waitpid(r->pid, NULL, 0);
+    unlink(r->path);
+}
+
+static void test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits(void)
+{
+    char err[256];
+    guest_rig rig;
+    sim_scenario_gbvp *g = guest_rig_start(&rig, "sgg", NULL);
     if (g) {
         CU_ASSERT_EQUAL(run_script(sim_scenario_gbvp_target(g),
             "gbvp.check(not gbvp.features.test_ap, 'no test AP hooks')\n"
@@ -233,34 +259,17 @@ static void test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits(voi
         };
         for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
             CU_ASSERT_EQUAL(run_script(sim_scenario_gbvp_target(g), files[i], err, sizeof err), 0);
-        sim_scenario_gbvp_free(g);
     }
-    int st = 0;
-    if (waitpid(pid, &st, WNOHANG) == pid)
-        fprintf(stderr, "\n    the AP process ended early: status %d\n", WEXITSTATUS(st));
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    unlink(path);
+    guest_rig_stop(&rig, g);
 }
 
 /* Guest mode with the frame-level model: gbvp.fault's delay and down_for are applied by the
  * simulator thread while the script waits (wall-clock milliseconds). */
 static void test_gbvp_target_guest_mode_applies_timed_link_faults(void)
 {
-    char path[64], err[256];
-    snprintf(path, sizeof path, "/tmp/gbvp-test-sgf-%d.sock", (int)getpid());
-    unlink(path);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    CU_ASSERT_FATAL(pid >= 0);
-    if (pid == 0)
-        child_main(path, parent);
-    sim_scenario_gbvp_config gc = { .link_path = path, .num_slots = 4, .connect_timeout_s = 5,
-                                    .verbose = getenv("V") != NULL, .timing = "frame" };
-    sim_scenario_gbvp *g = sim_scenario_gbvp_new(&gc, err, sizeof err);
-    if (!g)
-        fprintf(stderr, "\n    %s\n", err);
-    CU_ASSERT_PTR_NOT_NULL(g);
+    char err[256];
+    guest_rig rig;
+    sim_scenario_gbvp *g = guest_rig_start(&rig, "sgf", "frame");
     if (g) {
         CU_ASSERT_EQUAL(run_script(sim_scenario_gbvp_target(g),
             "gbvp.check(gbvp.features.link_model, 'the link model is on')\n"
@@ -278,11 +287,8 @@ static void test_gbvp_target_guest_mode_applies_timed_link_faults(void)
             "gbvp.wait_for(function() return gbvp.link_stats(2).state == 'up' end, 10000)\n"
             "gbvp.remove(2)\n",
             err, sizeof err), 0);
-        sim_scenario_gbvp_free(g);
     }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    unlink(path);
+    guest_rig_stop(&rig, g);
 }
 
 static void test_gbvp_target_guest_mode_times_out_without_qemu(void)

@@ -127,17 +127,55 @@ static void test_model_cli_flags_and_bad_arguments(void)
     CU_ASSERT_EQUAL(model_cli_main(2, missing), 1);
 }
 
-static double first_goodput(model *m)
+/* Field `key` (a number) of flow `flow` in the model's JSON statistics; -1 when absent. */
+static double flow_field(model *m, unsigned flow, const char *key)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     model_write_json(m, f);
     fclose(f);
-    char *g = strstr(buf, "\"goodput_bps\": ");
-    double v = g ? strtod(g + 15, NULL) : 0;
+    char *p = strstr(buf, "\"flows\"");
+    for (unsigned i = 0; p && i <= flow; i++)
+        p = strstr(p + 1, "{\"from\"");
+    char *end = p ? strchr(p, '\n') : NULL, pat[40];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    char *v = p ? strstr(p, pat) : NULL;
+    double out = v && (!end || v < end) ? strtod(v + strlen(pat), NULL) : -1;
     free(buf);
-    return v;
+    return out;
+}
+
+/* The model of `text` after a run at the frame level or (fast) the message level; the
+ * caller frees it. */
+static model *run_text(const char *text, bool fast)
+{
+    char err[512] = "";
+    model *m = model_new();
+    char *path = write_tmp(text);
+    CU_ASSERT_EQUAL_FATAL(model_parse_file(m, path, err, sizeof err), 0);
+    int rc = fast ? model_run_fast(m, model_duration(m), err, sizeof err)
+                  : model_run(m, model_duration(m), err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n    %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    unlink(path);
+    return m;
+}
+
+/* The message-level mode refuses what it does not model, naming the line. */
+static void expect_fast_refused(const char *text, const char *needle)
+{
+    char err[512] = "";
+    model *m = model_new();
+    char *path = write_tmp(text);
+    CU_ASSERT_EQUAL(model_parse_file(m, path, err, sizeof err), 0);
+    CU_ASSERT(model_run_fast(m, SIM_US(10), err, sizeof err) != 0);
+    if (!strstr(err, needle))
+        fprintf(stderr, "\n  got '%s', wanted '%s'\n", err, needle);
+    CU_ASSERT(strstr(err, needle) != NULL);
+    unlink(path);
+    model_free(m);
 }
 
 static void test_model_fast_mode_agrees_with_frame_level(void)
@@ -145,29 +183,16 @@ static void test_model_fast_mode_agrees_with_frame_level(void)
     const char *text = "node A dev=2\nnode B dev=3\nswitch S ports=4\n"
                        "link A S:0 gear=HS-G2B lanes=4\nlink S:1 B gear=HS-G2B lanes=4\n"
                        "traffic A B size=1024 e2efc=off\nrun 300us\n";
-    char err[512] = "";
     double gp[2];
     for (int fast = 0; fast < 2; fast++) {
-        model *m = model_new();
-        char *path = write_tmp(text);
-        CU_ASSERT_EQUAL_FATAL(model_parse_file(m, path, err, sizeof err), 0);
-        int rc = fast ? model_run_fast(m, model_duration(m), err, sizeof err)
-                      : model_run(m, model_duration(m), err, sizeof err);
-        CU_ASSERT_EQUAL_FATAL(rc, 0);
-        gp[fast] = first_goodput(m);
-        unlink(path);
+        model *m = run_text(text, fast);
+        gp[fast] = flow_field(m, 0, "goodput_bps");
         model_free(m);
     }
     CU_ASSERT(gp[0] > 8e9);
     CU_ASSERT(fabs(gp[1] - gp[0]) / gp[0] < 0.01);
-    /* what the fast mode does not model is refused, naming the line */
-    model *m = model_new();
-    char *path = write_tmp("node A dev=2\nnode B dev=3\nlink A B ber=1e-6\ntraffic A B\n");
-    CU_ASSERT_EQUAL(model_parse_file(m, path, err, sizeof err), 0);
-    CU_ASSERT(model_run_fast(m, SIM_US(10), err, sizeof err) != 0);
-    CU_ASSERT(strstr(err, ":3: --fast does not model faults") != NULL);
-    unlink(path);
-    model_free(m);
+    expect_fast_refused("node A dev=2\nnode B dev=3\nlink A B ber=1e-6\ntraffic A B\n",
+                        ":3: --fast does not model faults");
 }
 
 /* Runs `gbvp model ARGS` in dir (a child process: the command prints and writes files
@@ -251,25 +276,6 @@ static void test_model_runs_the_examples_of_the_documentation(void)
     CU_ASSERT_EQUAL(system(rm), 0);
 }
 
-/* Field `key` (a number) of flow `flow` in the model's JSON statistics; -1 when absent. */
-static double flow_field(model *m, unsigned flow, const char *key)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    model_write_json(m, f);
-    fclose(f);
-    char *p = strstr(buf, "\"flows\"");
-    for (unsigned i = 0; p && i <= flow; i++)
-        p = strstr(p + 1, "{\"from\"");
-    char *end = p ? strchr(p, '\n') : NULL, pat[40];
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    char *v = p ? strstr(p, pat) : NULL;
-    double out = v && (!end || v < end) ? strtod(v + strlen(pat), NULL) : -1;
-    free(buf);
-    return out;
-}
-
 /* Constant-rate and Poisson flows with --fast: the same offered messages (same seed) as
  * the frame level; without contention for an output, the same latencies too. */
 static void test_model_fast_mode_runs_open_loop_flows_like_frame_level(void)
@@ -281,20 +287,11 @@ static void test_model_fast_mode_runs_open_loop_flows_like_frame_level(void)
                        "run 2ms\n";
     static const char *const keys[] = { "sent", "received", "goodput_bps", "p50", "p99", "mean" };
     double v[2][2][6];
-    char err[512] = "";
     for (int fast = 0; fast < 2; fast++) {
-        model *m = model_new();
-        char *path = write_tmp(text);
-        CU_ASSERT_EQUAL_FATAL(model_parse_file(m, path, err, sizeof err), 0);
-        int rc = fast ? model_run_fast(m, model_duration(m), err, sizeof err)
-                      : model_run(m, model_duration(m), err, sizeof err);
-        if (rc)
-            fprintf(stderr, "\n    %s\n", err);
-        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        model *m = run_text(text, fast);
         for (unsigned fl = 0; fl < 2; fl++)
             for (unsigned k = 0; k < 6; k++)
                 v[fast][fl][k] = flow_field(m, fl, keys[k]);
-        unlink(path);
         model_free(m);
     }
     CU_ASSERT_EQUAL(v[0][1][0], 3000); /* count= stops the Poisson source */
@@ -307,14 +304,8 @@ static void test_model_fast_mode_runs_open_loop_flows_like_frame_level(void)
                 fprintf(stderr, "\n    flow %u %s: frame level %g, message level %g\n", fl,
                         keys[k], a, b);
         }
-    /* request/response is not modelled there: refused, naming the line */
-    model *m = model_new();
-    char *path = write_tmp("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=rr\n");
-    CU_ASSERT_EQUAL(model_parse_file(m, path, err, sizeof err), 0);
-    CU_ASSERT(model_run_fast(m, SIM_US(10), err, sizeof err) != 0);
-    CU_ASSERT(strstr(err, ":4: --fast does not model request/response (rr) flows") != NULL);
-    unlink(path);
-    model_free(m);
+    expect_fast_refused("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=rr\n",
+                        ":4: --fast does not model request/response (rr) flows");
 }
 
 static const unit_test tests[] = {
