@@ -4,8 +4,8 @@
 # (gbvp scenario --target guest --timing frame: the frame-level UniPro model, as gbvp run
 # uses it), one boot per scenario. Scenarios that need what the guest target lacks (module
 # backends, the test AP's hooks) report a TAP skip and pass. Arguments: scenario files to
-# run instead of all. Prints "scenarios-guest: N passed, N failed". KEEP=1 keeps every run
-# directory.
+# run instead of all; GBVP_SCENARIO_ARGS adds options (e.g. "--seed 7"). Prints
+# "scenarios-guest: N passed, N failed". KEEP=1 keeps every run directory.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 gbvp=${GBVP:-build/gbvp}
@@ -26,7 +26,8 @@ for scn in "$@"; do
     name=$(basename "$scn" .lua)
     d=$top/$name
     mkdir -p "$d"
-    "$gbvp" scenario "$scn" --target guest --timing frame --link "$d/gbvp.sock" --agent "$d/agent.sock" \
+    # shellcheck disable=SC2086 # GBVP_SCENARIO_ARGS: extra options, word-split on purpose
+    "$gbvp" scenario "$scn" ${GBVP_SCENARIO_ARGS:-} --target guest --timing frame --link "$d/gbvp.sock" --agent "$d/agent.sock" \
         --connect-timeout 400 --timeout 900 --junit "$d/junit.xml" >"$d/tap" 2>"$d/scenario.log" &
     spid=$!
     for _ in $(seq 1 100); do [ -S "$d/gbvp.sock" ] && break; sleep 0.05; done
