@@ -35,6 +35,7 @@ expect "gpio_get" 0 '"value":1' gpio_get slot=0 line=1
 expect "raw JSON" 0 '"id":"x","ok":true' --json '{"cmd":"wait","ms":2500,"id":"x"}'
 expect "bad field type" 1 "field 'slot' must be an integer" --json '{"cmd":"remove","slot":"0"}'
 expect "no link model without timing" 1 'has no UniPro link model' link slot=0 gear=HS-G2B
+expect "no link_stats without timing" 1 'has no UniPro link model' link_stats slot=0
 expect "remove" 0 '"ok":true' remove slot=0
 expect "unknown command" 1 "unknown command 'reboot'" reboot
 wait "$watcher"
@@ -66,6 +67,21 @@ expect "timing: link without traffic" 1 'carried no traffic' link slot=3 gear=HS
 expect "timing: the AP's own link" 0 '"ok":true' link slot=ap gear=HS-G3B lanes=2
 expect "timing: a fault on the AP's link" 0 '"ok":true' fault slot=ap ber=1e-7
 expect "timing: slot neither number nor ap" 1 'slot number or \"ap\"' link slot=apx gear=HS-G1A
+expect "timing: wait for the mode change" 0 '"ok":true' wait ms=1
+expect "timing: link_stats" 0 '"mode":"HS-G2B x2","state":"up"' link_stats slot=0
+expect "timing: link_stats of the AP" 0 '"mode":"HS-G3B x2"' link_stats slot=ap
+# (the test AP's transport keeps simulated time moving while messages wait on a link that
+# is down, up to 2 s: down_for is longer than that)
+expect "timing: down for 5 s" 0 '"ok":true' fault slot=0 down=true down_for=5000
+expect "timing: down now" 0 '"state":"down"' link_stats slot=0
+expect "timing: wait past down_for" 0 '"ok":true' wait ms=5100
+expect "timing: up again" 0 '"state":"up"' link_stats slot=0
+expect "timing: down later" 0 '"ok":true' fault slot=0 down=true delay=20
+expect "timing: not down before the delay" 0 '"state":"up"' link_stats slot=0
+expect "timing: wait past the delay" 0 '"ok":true' wait ms=30
+expect "timing: down after the delay" 0 '"state":"down"' link_stats slot=0
+expect "timing: down_for needs down" 1 'down_for goes with down = true' fault slot=0 ber=0 down_for=5
+expect "timing: delay out of range" 1 "field 'delay' is -1 ms, want 0..3600000" fault slot=0 down=false delay=-1
 kill "$sim"
 wait "$sim"
 [ "$failed" -eq 0 ] && rm -rf "$d" || echo "ctl: logs in $d"

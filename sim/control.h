@@ -26,10 +26,14 @@
 
 /* What the control socket drives. Optional operations may be NULL. */
 /* A link fault (the `fault` command): only the fields with set_* change. */
+struct sim_scenario_link; /* sim/scenario.h */
+
 typedef struct sim_control_fault {
     bool set_ber, set_drop, set_down;
     double ber, drop;
     bool down;
+    sim_time delay;    /* apply this much simulated time from now (0: at once) */
+    sim_time down_for; /* with down: the link comes up again this long after going down */
 } sim_control_fault;
 
 typedef struct sim_control_backend {
@@ -54,6 +58,9 @@ typedef struct sim_control_backend {
                     const char *lanes, char *err, size_t errlen);
     int (*link_fault)(void *ctx, unsigned slot, const struct sim_control_fault *f, char *err,
                       size_t errlen);
+    /* Optional, with link_set: the link as it is now (sim/scenario.h). */
+    int (*link_info)(void *ctx, unsigned slot, struct sim_scenario_link *out, char *err,
+                     size_t errlen);
     /* Optional: frees ctx when the server is freed (a server that owns its adapter). */
     void (*free_ctx)(void *ctx);
     void *ctx;

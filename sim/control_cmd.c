@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/scenario.h"
 #include "sim/sim_fields.h"
 #include "sim/slot_backend.h"
 #include "virtual-modules/gpio.h"
@@ -102,6 +103,18 @@ static void add_bool(req *r, const char *name, bool v)
 {
     json_builder_set_member_name(r->b, name);
     json_builder_add_boolean_value(r->b, v);
+}
+
+static void add_str(req *r, const char *name, const char *v)
+{
+    json_builder_set_member_name(r->b, name);
+    json_builder_add_string_value(r->b, v);
+}
+
+static void add_double(req *r, const char *name, double v)
+{
+    json_builder_set_member_name(r->b, name);
+    json_builder_add_double_value(r->b, v);
 }
 
 static void add_field(void *r, const char *name, sim_field_kind kind, int64_t v)
@@ -479,7 +492,20 @@ static bool cmd_link(req *r)
     return true;
 }
 
-/* {"cmd":"fault","slot":N|"ap","ber":1e-6,"drop":0.01,"down":true} */
+/* A time in milliseconds (0..3600000) of an optional field, as simulated picoseconds. */
+static bool opt_ms(req *r, const char *name, sim_time *out)
+{
+    bool have;
+    double ms = 0;
+    if (!opt_number(r, name, &have, &ms))
+        return false;
+    if (have && !(ms >= 0 && ms <= 3600e3))
+        return fail(r, "field '%s' is %g ms, want 0..3600000", name, ms);
+    *out = have ? (sim_time)(ms * 1e9 + 0.5) : 0;
+    return true;
+}
+
+/* {"cmd":"fault","slot":N|"ap","ber":1e-6,"drop":0.01,"down":true,"delay":ms,"down_for":ms} */
 static bool cmd_fault(req *r)
 {
     if (!r->c->b.link_fault)
@@ -487,7 +513,8 @@ static bool cmd_fault(req *r)
     unsigned slot;
     sim_control_fault f = { 0 };
     if (!get_link_slot(r, &slot) || !opt_number(r, "ber", &f.set_ber, &f.ber) ||
-        !opt_number(r, "drop", &f.set_drop, &f.drop))
+        !opt_number(r, "drop", &f.set_drop, &f.drop) || !opt_ms(r, "delay", &f.delay) ||
+        !opt_ms(r, "down_for", &f.down_for))
         return false;
     JsonNode *n = json_object_get_member(r->o, "down");
     if (n) {
@@ -500,6 +527,25 @@ static bool cmd_fault(req *r)
         return fail(r, "nothing to do (give ber, drop or down)");
     if (r->c->b.link_fault(r->c->b.ctx, slot, &f, r->err, sizeof r->err))
         return false;
+    return true;
+}
+
+/* {"cmd":"link_stats","slot":N|"ap"}: mode, state, faults and counters of the link */
+static bool cmd_link_stats(req *r)
+{
+    if (!r->c->b.link_info)
+        return no_link_model(r);
+    unsigned slot;
+    sim_scenario_link li;
+    if (!get_link_slot(r, &slot))
+        return false;
+    if (r->c->b.link_info(r->c->b.ctx, slot, &li, r->err, sizeof r->err))
+        return false;
+    add_str(r, "mode", li.mode);
+    add_str(r, "state", li.state);
+    add_double(r, "ber", li.ber);
+    add_double(r, "drop", li.drop);
+    add_fields(r, &sim_fields_link_counters, &li);
     return true;
 }
 
@@ -557,6 +603,7 @@ static const struct {
     { "gpio_get", cmd_gpio_get },   { "battery_set", cmd_battery_set },
     { "battery_get", cmd_battery_get }, { "uart_send", cmd_uart_send },
     { "hid_input", cmd_hid_input }, { "link", cmd_link },
+    { "link_stats", cmd_link_stats },
     { "cmd", cmd_cmd },
     { "fault", cmd_fault },          { "subscribe", cmd_sub },
     { "unsubscribe", cmd_unsub },

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "sim/gbvp_net.h"
+#include "sim/scenario.h"
 #include "sim/sim_cli.h"
 
 typedef struct gbvp_adapter {
@@ -61,12 +62,18 @@ static int a_link_set(void *ctx, unsigned slot, const char *gear, const char *se
     return sim_gbvp_link_set(a->s, slot, &c, err, errlen);
 }
 
+static int a_link_info(void *ctx, unsigned slot, sim_scenario_link *out, char *err,
+                       size_t errlen)
+{
+    return sim_gbvp_link_report(((gbvp_adapter *)ctx)->s, slot, out, err, errlen);
+}
+
 static int a_link_fault(void *ctx, unsigned slot, const sim_control_fault *f, char *err,
                         size_t errlen)
 {
     sim_net_fault nf = { .set_ber = f->set_ber, .set_drop = f->set_drop,
                          .set_down = f->set_down, .ber = f->ber, .drop = f->drop,
-                         .down = f->down };
+                         .down = f->down, .delay = f->delay, .down_for = f->down_for };
     return sim_gbvp_link_fault(((gbvp_adapter *)ctx)->s, slot, &nf, err, errlen);
 }
 
@@ -83,6 +90,7 @@ sim_control *sim_control_new_gbvp(const char *path, sim_gbvp *s, const sim_time 
                               .remove = a_remove, .command = a_command,
                               .link_set = sim_gbvp_net(s) ? a_link_set : NULL,
                               .link_fault = sim_gbvp_net(s) ? a_link_fault : NULL,
+                              .link_info = sim_gbvp_net(s) ? a_link_info : NULL,
                               .free_ctx = free,
                               .ctx = a };
     sim_control *c = sim_control_new(path, &b, err, errlen);

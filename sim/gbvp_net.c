@@ -26,8 +26,17 @@ typedef struct dir_acc {
     up_hist latency;
 } dir_acc;
 
+/* A fault of sim_net_link_fault waiting for its time. */
+typedef struct timed_fault {
+    struct sim_net *n;
+    unsigned port;
+    sim_net_fault f;  /* applied at once when due */
+    sim_event ev;     /* .id 0: the entry is free */
+} timed_fault;
+
 struct sim_net {
     sim_net_cfg cfg;
+    timed_fault timed[SIM_NET_TIMED_FAULTS];
     const sim_scheduler *sched;
     up_env *env;
     sw_transit *tr;         /* frame level, or: */
@@ -158,6 +167,9 @@ void sim_net_free(sim_net *n)
 {
     if (!n)
         return;
+    for (unsigned i = 0; i < SIM_NET_TIMED_FAULTS; i++)
+        if (n->timed[i].ev.id)
+            sim_cancel(n->sched, n->timed[i].ev);
     sw_transit_free(n->tr);
     sw_msg_transit_free(n->mt);
     up_env_free(n->env);
@@ -286,33 +298,82 @@ int sim_net_link_set(sim_net *n, unsigned port, const up_phy_cfg *phy, char *err
     return rc;
 }
 
+static int check_fault(const sim_net_fault *f, char *err, size_t errlen)
+{
+    if (f->set_ber && !(f->ber >= 0 && f->ber < 1e-2)) {
+        snprintf(err, errlen, "bit error rate %g outside [0, 0.01)", f->ber);
+        return -EINVAL;
+    }
+    if (f->set_drop && !(f->drop >= 0 && f->drop < 1)) {
+        snprintf(err, errlen, "drop probability %g outside [0, 1)", f->drop);
+        return -EINVAL;
+    }
+    if (f->down_for && !(f->set_down && f->down)) {
+        snprintf(err, errlen, "down_for goes with down = true");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static void apply_fault(up_link *l, const sim_net_fault *f)
+{
+    up_fault_cfg fc = up_link_get_cfg(l)->faults;
+    if (f->set_ber)
+        fc.ber = f->ber;
+    if (f->set_drop)
+        fc.drop = f->drop;
+    if (f->set_ber || f->set_drop)
+        up_link_set_faults(l, &fc); /* checked: cannot fail */
+    if (f->set_down)
+        up_link_set_down(l, f->down);
+}
+
+static void timed_fault_due(void *ctx)
+{
+    timed_fault *t = ctx;
+    t->ev = SIM_EVENT_NONE;
+    up_link *l = sw_transit_link(t->n->tr, t->port);
+    if (l) /* links, once made, last as long as the network */
+        apply_fault(l, &t->f);
+}
+
+static int schedule_fault(sim_net *n, unsigned port, const sim_net_fault *f, sim_time delay)
+{
+    for (unsigned i = 0; i < SIM_NET_TIMED_FAULTS; i++) {
+        timed_fault *t = &n->timed[i];
+        if (t->ev.id)
+            continue;
+        *t = (timed_fault){ .n = n, .port = port, .f = *f };
+        return sim_schedule(n->sched, delay, timed_fault_due, t, &t->ev) ? -ENOMEM : 0;
+    }
+    return -ENOSPC;
+}
+
 int sim_net_link_fault(sim_net *n, unsigned port, const sim_net_fault *f, char *err,
                        size_t errlen)
 {
     up_link *l = control_link(n, port, err, errlen);
     if (!l)
         return -ENODEV;
-    up_fault_cfg fc = up_link_get_cfg(l)->faults;
-    if (f->set_ber) {
-        if (!(f->ber >= 0 && f->ber < 1e-2)) {
-            snprintf(err, errlen, "bit error rate %g outside [0, 0.01)", f->ber);
-            return -EINVAL;
-        }
-        fc.ber = f->ber;
+    int rc = check_fault(f, err, errlen);
+    if (rc)
+        return rc;
+    unsigned free_slots = 0, need = (f->delay ? 1u : 0u) + (f->down_for ? 1u : 0u);
+    for (unsigned i = 0; i < SIM_NET_TIMED_FAULTS; i++)
+        free_slots += !n->timed[i].ev.id;
+    if (need > free_slots) {
+        snprintf(err, errlen, "more than %u timed faults pending", SIM_NET_TIMED_FAULTS);
+        return -ENOSPC;
     }
-    if (f->set_drop) {
-        if (!(f->drop >= 0 && f->drop < 1)) {
-            snprintf(err, errlen, "drop probability %g outside [0, 1)", f->drop);
-            return -EINVAL;
-        }
-        fc.drop = f->drop;
+    if (!f->delay)
+        apply_fault(l, f);
+    else if (schedule_fault(n, port, f, f->delay))
+        return -ENOMEM;
+    if (f->down_for) {
+        sim_net_fault up = { .set_down = true, .down = false };
+        if (schedule_fault(n, port, &up, f->delay + f->down_for))
+            return -ENOMEM;
     }
-    if ((f->set_ber || f->set_drop) && up_link_set_faults(l, &fc)) {
-        snprintf(err, errlen, "the link refused the fault settings");
-        return -EINVAL;
-    }
-    if (f->set_down)
-        up_link_set_down(l, f->down);
     return 0;
 }
 

@@ -83,7 +83,12 @@ typedef struct sim_net_fault {
     bool set_ber, set_drop, set_down;
     double ber, drop; /* [0, 0.01) / [0, 1) */
     bool down;        /* link down (frames on the wire lost) or up again (start-up, replay) */
+    sim_time delay;   /* apply this much simulated time from now (0: at once) */
+    sim_time down_for; /* with down: the link comes up again this long after going down */
 } sim_net_fault;
+/* Checks everything now and applies the fault at once or, with delay / down_for, as
+ * events on the network's scheduler (at most SIM_NET_TIMED_FAULTS pending). */
+#define SIM_NET_TIMED_FAULTS 16
 int sim_net_link_fault(sim_net *n, unsigned port, const sim_net_fault *f, char *err,
                        size_t errlen);
 /* The link of a switch port with its counters (both directions summed). false when the
@@ -108,6 +113,11 @@ int sim_gbvp_link_fault(struct sim_gbvp *s, unsigned slot, const sim_net_fault *
                         size_t errlen);
 int sim_gbvp_link_info(struct sim_gbvp *s, unsigned slot, sim_net_link_info *out, char *err,
                        size_t errlen);
+/* The same as the report scripts and the control socket give (sim/scenario.h): mode and
+ * state as text, the link's counters and the network's messages to and from interfaces. */
+struct sim_scenario_link;
+int sim_gbvp_link_report(struct sim_gbvp *s, unsigned slot, struct sim_scenario_link *out,
+                         char *err, size_t errlen);
 
 /* Human-readable summary (the `status` command). */
 void sim_net_print(const sim_net *n, FILE *out);

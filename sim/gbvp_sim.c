@@ -21,6 +21,7 @@
 #include "gblink/gblink.h"
 #include "sim/gbvp_net.h"
 #include "sim/kernel.h"
+#include "sim/scenario.h"
 #include "switch-model/slot_vm.h"
 #include "switch-model/svc_protocol.h"
 #include "virtual-modules/backend_cmd.h"
@@ -728,6 +729,27 @@ int sim_gbvp_link_info(sim_gbvp *s, unsigned slot, sim_net_link_info *out, char 
                  "traffic, or timing is message-level)", link_name(slot, name, sizeof name));
         return -ENODEV;
     }
+    return 0;
+}
+
+int sim_gbvp_link_report(sim_gbvp *s, unsigned slot, sim_scenario_link *out, char *err,
+                         size_t errlen)
+{
+    sim_net_link_info li;
+    int rc = sim_gbvp_link_info(s, slot, &li, err, errlen);
+    if (rc)
+        return rc;
+    sim_net_dir_stats to = sim_net_get_dir_stats(s->net, SIM_NET_AP_TO_INTF);
+    sim_net_dir_stats from = sim_net_get_dir_stats(s->net, SIM_NET_INTF_TO_AP);
+    *out = (sim_scenario_link){ .ber = li.ber, .drop = li.drop, .frames = li.frames,
+                                .replays = li.replays, .replay_timeouts = li.replay_timeouts,
+                                .crc_errors = li.crc_errors, .dropped = li.dropped,
+                                .duplicates = li.duplicates, .to_intf_sent = to.sent_msgs,
+                                .to_intf_delivered = to.delivered_msgs,
+                                .from_intf_sent = from.sent_msgs,
+                                .from_intf_delivered = from.delivered_msgs };
+    up_phy_cfg_name(&li.phy, out->mode, sizeof out->mode);
+    snprintf(out->state, sizeof out->state, "%s", li.state);
     return 0;
 }
 

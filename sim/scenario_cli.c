@@ -117,8 +117,15 @@ static int a_link_fault(void *ctx, unsigned slot, const sim_control_fault *f, ch
     ctl_adapter *a = ctx;
     sim_scenario_fault sf = { .set_ber = f->set_ber, .set_drop = f->set_drop,
                               .set_down = f->set_down, .ber = f->ber, .drop = f->drop,
-                              .down = f->down };
+                              .down = f->down, .delay = f->delay, .down_for = f->down_for };
     return a->t->link_fault(a->t->ctx, slot, &sf, err, errlen);
+}
+
+static int a_link_info(void *ctx, unsigned slot, sim_scenario_link *out, char *err,
+                       size_t errlen)
+{
+    ctl_adapter *a = ctx;
+    return a->t->link_info(a->t->ctx, slot, out, err, errlen);
 }
 
 static void a_advance(void *ctx, sim_time dt)
@@ -336,6 +343,7 @@ int sim_scenario_cli_main(int argc, char **argv)
                                   .command = ad.t->command ? a_command : NULL,
                                   .link_set = ad.t->link_set ? a_link_set : NULL,
                                   .link_fault = ad.t->link_fault ? a_link_fault : NULL,
+                                  .link_info = ad.t->link_info ? a_link_info : NULL,
                                   .ctx = &ad };
         ad.ctl = sim_control_new(control, &b, err, sizeof err);
         if (!ad.ctl) {

@@ -32,13 +32,6 @@
 #include "virtual-modules/gb_message.h"
 
 #define NAME_MAX_LEN 64
-#define TIMED_FAULTS_MAX 16
-
-typedef struct timed_fault {
-    sim_time at;
-    unsigned slot;
-    sim_net_fault f;
-} timed_fault;
 
 struct sim_scenario_gbvp {
     sim_scenario_gbvp_config cfg;
@@ -60,31 +53,7 @@ struct sim_scenario_gbvp {
     pthread_mutex_t lock;
     bool thread_started, stop;
     char names[GB_SVC_SLOTS_MAX][NAME_MAX_LEN];
-    timed_fault timed[TIMED_FAULTS_MAX]; /* gbvp.fault with delay / down_for, not yet due */
-    unsigned ntimed;
 };
-
-/* Applies the timed faults due by g->now, earliest first, each at its own time (the
- * simulator runs up to it first). */
-static void run_timed_faults(sim_scenario_gbvp *g)
-{
-    for (;;) {
-        unsigned i = g->ntimed;
-        for (unsigned j = 0; j < g->ntimed; j++)
-            if (g->timed[j].at <= g->now && (i == g->ntimed || g->timed[j].at < g->timed[i].at))
-                i = j;
-        if (i == g->ntimed)
-            return;
-        timed_fault tf = g->timed[i];
-        if (tf.at > sim_gbvp_now(g->sim))
-            sim_gbvp_process(g->sim, tf.at);
-        memmove(&g->timed[i], &g->timed[i + 1], (g->ntimed - i - 1) * sizeof tf);
-        g->ntimed--;
-        char err[200];
-        if (sim_gbvp_link_fault(g->sim, tf.slot, &tf.f, err, sizeof err))
-            fprintf(stderr, "gbvp scenario: timed fault on slot %u: %s\n", tf.slot, err);
-    }
-}
 
 /* ---- time and the loop ---- */
 
@@ -107,17 +76,15 @@ static void *loop_thread(void *arg)
             return NULL;
         }
         g->now = wall_ps(&g->t0);
-        run_timed_faults(g);
         sim_gbvp_process(g->sim, g->now);
         int fd = sim_gbvp_fd(g->sim);
-        sim_time wake = g->now + SIM_MS(5);
-        for (unsigned i = 0; i < g->ntimed; i++) /* wake up for a timed fault due sooner */
-            if (g->timed[i].at < wake)
-                wake = g->timed[i].at;
-        int wait_ms = wake > g->now + SIM_MS(1) ? (int)((wake - g->now) / SIM_MS(1)) : 1;
+        /* until the next model event (a frame arriving, a timed fault), at most 5 ms */
+        struct timespec wait = sim_gbvp_poll_timeout(g->sim, g->now);
+        if (wait.tv_sec || wait.tv_nsec > 5000000)
+            wait = (struct timespec){ .tv_sec = 0, .tv_nsec = 5000000 };
         pthread_mutex_unlock(&g->lock);
         struct pollfd p = { .fd = fd, .events = POLLIN };
-        poll(&p, 1, wait_ms);
+        ppoll(&p, 1, &wait, NULL);
     }
 }
 
@@ -143,7 +110,6 @@ static bool pump(void *ctx)
     sim_time end = g->now + SIM_S(2);
     for (int i = 0; i < 64 || (net && sim_net_in_flight(net) && g->now < end); i++) {
         g->now += SIM_US(10);
-        run_timed_faults(g);
         sim_gbvp_process(g->sim, g->now);
         if (g->ap)
             tap_set_now(g->ap, g->now);
@@ -231,7 +197,6 @@ static void t_advance(void *ctx, sim_time dt)
         tap_advance(g->ap, step);
         if (tap_now(g->ap) > g->now)
             g->now = tap_now(g->ap);
-        run_timed_faults(g);
         sim_gbvp_process(g->sim, g->now);
         dt -= step;
     }
@@ -374,48 +339,14 @@ static int t_link_fault(void *ctx, unsigned slot, const sim_scenario_fault *f, c
     sim_scenario_gbvp *g = ctx;
     sim_net_fault nf = { .set_ber = f->set_ber, .set_drop = f->set_drop,
                          .set_down = f->set_down, .ber = f->ber, .drop = f->drop,
-                         .down = f->down };
-    unsigned need = (f->delay ? 1u : 0u) + (f->down_for ? 1u : 0u);
-    if (g->ntimed + need > TIMED_FAULTS_MAX) {
-        snprintf(err, errlen, "more than %u timed faults pending", TIMED_FAULTS_MAX);
-        return -ENOSPC;
-    }
-    sim_net_link_info li;
-    if (sim_gbvp_link_info(g->sim, slot, &li, err, errlen)) /* checks the slot and link now */
-        return -ENODEV;
-    if (f->delay)
-        g->timed[g->ntimed++] = (timed_fault){ .at = g->now + f->delay, .slot = slot, .f = nf };
-    else if (sim_gbvp_link_fault(g->sim, slot, &nf, err, errlen))
-        return -EINVAL;
-    if (f->down_for)
-        g->timed[g->ntimed++] = (timed_fault){ .at = g->now + f->delay + f->down_for,
-                                               .slot = slot,
-                                               .f = { .set_down = true, .down = false } };
-    return 0;
+                         .down = f->down, .delay = f->delay, .down_for = f->down_for };
+    return sim_gbvp_link_fault(g->sim, slot, &nf, err, errlen);
 }
 
 static int t_link_info(void *ctx, unsigned slot, sim_scenario_link *out, char *err,
                        size_t errlen)
 {
-    sim_scenario_gbvp *g = ctx;
-    sim_net_link_info li;
-    int rc = sim_gbvp_link_info(g->sim, slot, &li, err, errlen);
-    if (rc)
-        return rc;
-    *out = (sim_scenario_link){ .ber = li.ber, .drop = li.drop, .frames = li.frames,
-                                .replays = li.replays, .replay_timeouts = li.replay_timeouts,
-                                .crc_errors = li.crc_errors, .dropped = li.dropped,
-                                .duplicates = li.duplicates };
-    sim_net *n = sim_gbvp_net(g->sim);
-    sim_net_dir_stats to = sim_net_get_dir_stats(n, SIM_NET_AP_TO_INTF);
-    sim_net_dir_stats from = sim_net_get_dir_stats(n, SIM_NET_INTF_TO_AP);
-    out->to_intf_sent = to.sent_msgs;
-    out->to_intf_delivered = to.delivered_msgs;
-    out->from_intf_sent = from.sent_msgs;
-    out->from_intf_delivered = from.delivered_msgs;
-    up_phy_cfg_name(&li.phy, out->mode, sizeof out->mode);
-    snprintf(out->state, sizeof out->state, "%s", li.state);
-    return 0;
+    return sim_gbvp_link_report(((sim_scenario_gbvp *)ctx)->sim, slot, out, err, errlen);
 }
 
 /* ---- life cycle ---- */
