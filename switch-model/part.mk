@@ -8,7 +8,7 @@ SWITCH_MODEL_SRCS := switch-model/route_table.c switch-model/svc.c switch-model/
 # Parts appending sources (e.g. the timed switch): add them to SWITCH_MODEL_SRCS here,
 # above the library line, or declare a library of their own below it.
 # The timed switch data plane (owned by the UniPro model helper).
-SWITCH_MODEL_SRCS += switch-model/switch.c switch-model/switch_transit.c
+SWITCH_MODEL_SRCS += switch-model/switch.c switch-model/switch_transit.c switch-model/pwrm.c
 # Its message-level counterpart, for `gbvp sim --timing message`.
 SWITCH_MODEL_SRCS += switch-model/switch_transit_msg.c
 

@@ -5,12 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "switch-model/pwrm.h"
 #include "unipro-model/up_consts.h"
 #include "unipro-model/up_node.h"
-
-#define PWRM_LEN 63
-#define PWRM_HIBERNATE 0x11
-#define PWRM_OFF 0x12
 
 typedef struct tr_port {
     struct sw_transit *t;
@@ -20,7 +17,7 @@ typedef struct tr_port {
     int intf;              /* interface seen on this port, -1: none yet */
     gb_svc_path *dest;     /* per CPort of the node: the path of messages arriving there */
     bool has_pending;
-    uint8_t pending[PWRM_LEN];
+    uint8_t pending[SW_PWRM_REQ_LEN];
 } tr_port;
 
 struct sw_transit {
@@ -31,7 +28,7 @@ struct sw_transit {
     sw_transit_deliver_fn deliver;
     void *ctx;
     bool has_early[256];   /* INTF_SET_PWRM for interfaces not seen yet */
-    uint8_t early[256][PWRM_LEN];
+    uint8_t early[256][SW_PWRM_REQ_LEN];
 };
 
 sw_transit_cfg sw_transit_cfg_default(void)
@@ -189,32 +186,22 @@ int sw_transit_message(sw_transit *t, const gb_svc_path *p, const uint8_t *msg, 
 static int apply_pwrm(tr_port *p, const uint8_t *req)
 {
     up_link *l = p->link;
-    uint8_t series = req[1], mode = req[2], gear = req[3], lanes = req[4];
     up_link_state st = up_link_get_state(l);
-    if (mode == 0x07) /* UNCHANGED */
+    sw_pwrm_action action;
+    up_phy_cfg c;
+    if (sw_pwrm_decode(req, &up_link_get_cfg(l)->phy, &action, &c))
+        return -EINVAL;
+    if (action == SW_PWRM_KEEP)
         return 0;
-    if (mode == PWRM_OFF) {
+    if (action == SW_PWRM_OFF) {
         up_link_set_down(l, true);
         return 0;
     }
-    if (mode == PWRM_HIBERNATE)
+    if (action == SW_PWRM_HIBERNATE)
         return st == UP_LINK_HIBERN8 ? 0 : up_link_hibernate(l, true);
-    up_phy_cfg c = up_link_get_cfg(l)->phy;
-    if (mode == UP_PWRMODE_FAST || mode == UP_PWRMODE_FASTAUTO) {
-        c.mode = UP_PHY_HS;
-        c.series = series;
-    } else if (mode == UP_PWRMODE_SLOW || mode == UP_PWRMODE_SLOWAUTO) {
-        c.mode = UP_PHY_PWM;
-    } else {
-        return -EINVAL;
-    }
-    c.gear = gear;
-    c.lanes = lanes;
-    if (up_phy_cfg_check(&c, NULL, 0))
-        return -EINVAL;
     if (st != UP_LINK_UP) {
         /* leave HIBERN8 or power the link up first; the change follows when it is up */
-        memcpy(p->pending, req, PWRM_LEN);
+        memcpy(p->pending, req, SW_PWRM_REQ_LEN);
         p->has_pending = true;
         if (st == UP_LINK_HIBERN8)
             up_link_hibernate(l, false);
@@ -227,12 +214,12 @@ static int apply_pwrm(tr_port *p, const uint8_t *req)
 
 int sw_transit_power_mode(sw_transit *t, uint8_t intf_id, const uint8_t *req, size_t len)
 {
-    if (!req || len < PWRM_LEN)
+    if (!req || len < SW_PWRM_REQ_LEN)
         return -EINVAL;
     for (unsigned i = 0; i < t->cfg.sw.ports; i++)
         if (t->ports[i].intf == intf_id && t->ports[i].link)
             return apply_pwrm(&t->ports[i], req);
-    memcpy(t->early[intf_id], req, PWRM_LEN);
+    memcpy(t->early[intf_id], req, SW_PWRM_REQ_LEN);
     t->has_early[intf_id] = true;
     return 0;
 }

@@ -5,13 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "switch-model/pwrm.h"
 #include "unipro-model/up_consts.h"
 #include "unipro-model/up_env.h"
 
-#define PWRM_LEN 63
-#define PWRM_UNCHANGED 0x07
-#define PWRM_HIBERNATE 0x11
-#define PWRM_OFF 0x12
 
 typedef struct msg_dir {
     sim_time busy_until; /* the wire is free from then */
@@ -183,32 +180,22 @@ int sw_msg_transit_message(sw_msg_transit *t, const gb_svc_path *p, const uint8_
 int sw_msg_transit_power_mode(sw_msg_transit *t, uint8_t intf_id, const uint8_t *req,
                               size_t len)
 {
-    if (!req || len < PWRM_LEN)
+    if (!req || len < SW_PWRM_REQ_LEN)
         return -EINVAL;
     int port = t->port_of[intf_id] >= 0 ? t->port_of[intf_id] : intf_id;
     if (port >= (int)t->ports)
         return -EINVAL;
     msg_link *l = &t->links[port];
-    uint8_t series = req[1], mode = req[2], gear = req[3], lanes = req[4];
-    if (mode == PWRM_UNCHANGED)
+    sw_pwrm_action action;
+    up_phy_cfg c;
+    if (sw_pwrm_decode(req, &l->cfg, &action, &c))
+        return -EINVAL;
+    if (action == SW_PWRM_KEEP)
         return 0;
-    if (mode == PWRM_HIBERNATE || mode == PWRM_OFF) {
+    if (action == SW_PWRM_HIBERNATE || action == SW_PWRM_OFF) {
         l->parked = true;
         return 0;
     }
-    up_phy_cfg c = l->cfg;
-    if (mode == UP_PWRMODE_FAST || mode == UP_PWRMODE_FASTAUTO) {
-        c.mode = UP_PHY_HS;
-        c.series = series;
-    } else if (mode == UP_PWRMODE_SLOW || mode == UP_PWRMODE_SLOWAUTO) {
-        c.mode = UP_PHY_PWM;
-    } else {
-        return -EINVAL;
-    }
-    c.gear = gear;
-    c.lanes = lanes;
-    if (up_phy_cfg_check(&c, NULL, 0))
-        return -EINVAL;
     sim_time now = sim_now(t->s);
     unpark(t, l, now);
     sim_time pmc = up_phy_pmc_time(&l->cfg, &c, &t->pp);
