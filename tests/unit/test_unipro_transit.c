@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/kernel.h"
+#include "switch-model/pwrm.h"
 #include "switch-model/switch_transit.h"
 #include "tests/unit/unit.h"
 #include "unipro-model/up_consts.h"
@@ -139,9 +140,41 @@ static void test_transit_applies_set_power_mode_to_the_interface_link(void)
     bed_fini(&b);
 }
 
+/* INTF_SET_PWRM requests as both timed switches read them. */
+static void test_set_power_mode_requests_decode_to_link_changes(void)
+{
+    up_phy_cfg cur = up_phy_cfg_default(), out = cur;
+    sw_pwrm_action a;
+    uint8_t req[SW_PWRM_REQ_LEN] = { 0 };
+    req[1] = UP_SERIES_B, req[2] = UP_PWRMODE_FASTAUTO, req[3] = 3, req[4] = 2;
+    CU_ASSERT_EQUAL(sw_pwrm_decode(req, &cur, &a, &out), 0);
+    CU_ASSERT_EQUAL(a, SW_PWRM_SET);
+    CU_ASSERT(out.mode == UP_PHY_HS && out.gear == 3 && out.series == UP_SERIES_B &&
+              out.lanes == 2);
+    req[2] = UP_PWRMODE_SLOW, req[3] = 2, req[4] = 1;
+    CU_ASSERT_EQUAL(sw_pwrm_decode(req, &cur, &a, &out), 0);
+    CU_ASSERT(a == SW_PWRM_SET && out.mode == UP_PHY_PWM && out.gear == 2 && out.lanes == 1);
+    static const struct { uint8_t mode; sw_pwrm_action a; } other[] = {
+        { 0x07, SW_PWRM_KEEP }, { 0x11, SW_PWRM_HIBERNATE }, { 0x12, SW_PWRM_OFF },
+    };
+    for (unsigned i = 0; i < 3; i++) {
+        req[2] = other[i].mode;
+        req[3] = 99; /* not looked at */
+        CU_ASSERT_EQUAL(sw_pwrm_decode(req, &cur, &a, &out), 0);
+        CU_ASSERT_EQUAL(a, other[i].a);
+    }
+    req[2] = 0x05; /* no such mode */
+    CU_ASSERT_EQUAL(sw_pwrm_decode(req, &cur, &a, &out), -EINVAL);
+    req[2] = UP_PWRMODE_FAST, req[3] = 5, req[4] = 1; /* HS has gears 1..4 */
+    CU_ASSERT_EQUAL(sw_pwrm_decode(req, &cur, &a, &out), -EINVAL);
+    req[3] = 1, req[4] = 5; /* four lanes at most */
+    CU_ASSERT_EQUAL(sw_pwrm_decode(req, &cur, &a, &out), -EINVAL);
+}
+
 static const unit_test tests[] = {
     UNIT_TEST(test_transit_delivers_messages_after_the_network_latency),
     UNIT_TEST(test_transit_applies_set_power_mode_to_the_interface_link),
+    UNIT_TEST(test_set_power_mode_requests_decode_to_link_changes),
     UNIT_TESTS_END,
 };
 
