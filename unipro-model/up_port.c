@@ -210,7 +210,8 @@ static up_slot *pipe_tail(up_port *p)
  * kernel's queue at one entry per busy port and makes taking a slot back free. */
 static void schedule_head(up_port *p, sim_time now)
 {
-    if (sim_schedule(p->s, pipe_at(p, 0)->arrive - now, port_arrive, p, &p->arrive_ev) != 0)
+    sim_time at = pipe_at(p, 0)->arrive;
+    if (sim_schedule(p->s, at > now ? at - now : 0, port_arrive, p, &p->arrive_ev) != 0)
         abort(); /* the kernel cannot grow: nothing sensible can continue */
 }
 
