@@ -26,17 +26,24 @@ gbvp.check(intf.device_id ~= 0, "the AP gave the interface a device id")
 if gbvp.features.test_ap then
     gbvp.check(gbvp.ap_traced("GET_MANIFEST"), "the AP read the manifest")
 end
-if gbvp.features.guest then
-    -- the guest kernel created the module 1-2, its interface 1-2.2 and bundle 1 of that,
-    -- 1-2.2.1 (a little after the SVC saw the interface enabled)
+-- A guest creates the module 1-2, its interface 1-2.2 and bundle 1 of that, 1-2.2.1, a
+-- little after the SVC saw the interface enabled, then binds a driver to the bundle (which
+-- creates its connections): wait for that, so that the module is not pulled in the middle
+-- of its enumeration.
+local function guest_bundle_check(what)
+    if not gbvp.features.guest then
+        return
+    end
     local bundle, out = string.format("1-%d.%d.1", id, id), ""
-    local seen = pcall(gbvp.wait_for, function()
-        local rc, o = gbvp.guest("ls /sys/bus/greybus/devices", 10000)
+    local bound = pcall(gbvp.wait_for, function()
+        local rc, o = gbvp.guest("ls /sys/bus/greybus/devices; ls -d /sys/bus/greybus/devices/" ..
+                                 bundle .. "/driver", 10000)
         out = o or ""
-        return rc == 0 and out:find(bundle, 1, true) ~= nil
+        return rc == 0
     end, 10000, 100)
-    gbvp.check(seen, "the guest has bundle " .. bundle, out)
+    gbvp.check(bound, what .. ": the guest bound a driver to bundle " .. bundle, out)
 end
+guest_bundle_check("sensor")
 
 gbvp.remove(slot)
 gbvp.wait_for(function() return gbvp.interface_state(id) == "absent" end, 10000)
@@ -47,6 +54,7 @@ gbvp.check_eq(gbvp.module(slot), nil, "slot empty after removal")
 gbvp.insert(slot, "battery")
 gbvp.wait_for(function() return gbvp.interface(id).enabled end, 10000)
 gbvp.check(gbvp.interface(id).enabled, "battery enumerates in the same slot")
+guest_bundle_check("battery")
 gbvp.remove(slot)
 
 gbvp.wait_for(function() return gbvp.stats().pending_events == 0 end, 10000)
