@@ -29,6 +29,7 @@
 #include "sim/gbvp_net.h"
 #include "sim/sim_cli.h"
 #include "tests/ap/ap.h"
+#include "tests/ap/ap_gblink.h"
 #include "virtual-modules/gb_message.h"
 
 #define NAME_MAX_LEN 64
@@ -143,28 +144,10 @@ static void send_msg(void *ctx, uint16_t cport, const uint8_t *msg, size_t len)
 static void cport_ctl(void *ctx, const char *what, uint16_t cport, uint32_t flags)
 {
     sim_scenario_gbvp *g = ctx;
-    uint16_t type = 0;
-    uint8_t payload[4] = { 0 };
-    uint32_t len = 0;
-    if (!strcmp(what, "FLAGS")) {
-        type = GBL_T_CPORT_FLAGS;
-        memcpy(payload, &flags, 4);
-        len = 4;
-    } else if (!strcmp(what, "CONNECTED")) {
-        type = GBL_T_CPORT_CONNECTED;
-    } else if (!strcmp(what, "FLUSH")) {
-        type = GBL_T_CPORT_FLUSH;
-    } else if (!strcmp(what, "CLEAR")) {
-        type = GBL_T_CPORT_CLEAR;
-    } else if (!strcmp(what, "QUIESCE")) {
-        gbl_cport_quiesce q = { .peer_space = 9, .timeout_ms = 1000 };
-        type = GBL_T_CPORT_QUIESCE;
-        memcpy(payload, &q, sizeof q);
-        len = sizeof q;
-    } else {
+    tap_gblink_ctl r;
+    if (tap_gblink_ctl_record(what, flags, &r))
         return;
-    }
-    gbl_send_msg(g->client, type, cport, ++g->next_id, g->now / 1000u, payload, len);
+    gbl_send_msg(g->client, r.type, cport, ++g->next_id, g->now / 1000u, r.payload, r.len);
     pump(g); /* the ES2 driver waits for each ARPC answer */
 }
 

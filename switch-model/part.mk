@@ -17,7 +17,7 @@ $(eval $(call library,switch_model,$(SWITCH_MODEL_SRCS)))
 $(eval $(call unit_test,test_svc_route_table,tests/unit/test_svc_route_table.c,$(LIB_switch_model)))
 
 # The test AP driver (tests/ap/): the AP side as Linux 6.1 does it, for the SVC tests.
-TEST_AP_SRCS := tests/ap/ap.c tests/ap/ap_conn.c tests/ap/ap_intf.c
+TEST_AP_SRCS := tests/ap/ap.c tests/ap/ap_conn.c tests/ap/ap_intf.c tests/ap/ap_gblink.c
 $(eval $(call library,test_ap,$(TEST_AP_SRCS)))
 
 $(eval $(call unit_test,test_svc,tests/unit/test_svc.c,$(LIB_switch_model) $(B)/lib/libvm.a))

@@ -17,6 +17,7 @@
 #include "sim/scenario.h"
 #include "sim/sim_cli.h"
 #include "tests/ap/ap.h"
+#include "tests/ap/ap_gblink.h"
 #include "tests/unit/unit.h"
 
 /* Runs `code`, or the file `code` names when it starts with '@'. */
@@ -81,6 +82,7 @@ typedef struct child {
     tap *ap;
     struct timespec t0;
     bool delivered; /* a message went into the AP's inbox since the last pump */
+    uint32_t next_id; /* of CPort control records */
 } child;
 
 static sim_time child_now(child *c)
@@ -141,22 +143,10 @@ static void child_send(void *ctx, uint16_t cport, const uint8_t *msg, size_t len
 static void child_ctl(void *ctx, const char *what, uint16_t cport, uint32_t flags)
 {
     child *c = ctx;
-    static uint32_t id;
-    uint16_t type = !strcmp(what, "FLAGS") ? GBL_T_CPORT_FLAGS
-                    : !strcmp(what, "CONNECTED") ? GBL_T_CPORT_CONNECTED
-                    : !strcmp(what, "FLUSH") ? GBL_T_CPORT_FLUSH
-                    : !strcmp(what, "CLEAR") ? GBL_T_CPORT_CLEAR : GBL_T_CPORT_QUIESCE;
-    uint8_t payload[4] = { 0 };
-    uint32_t len = 0;
-    if (type == GBL_T_CPORT_FLAGS) {
-        memcpy(payload, &flags, 4);
-        len = 4;
-    } else if (type == GBL_T_CPORT_QUIESCE) {
-        gbl_cport_quiesce q = { .peer_space = 9, .timeout_ms = 1000 };
-        memcpy(payload, &q, sizeof q);
-        len = sizeof q;
-    }
-    gbl_send_msg(c->client, type, cport, ++id, 0, payload, len);
+    tap_gblink_ctl r;
+    if (tap_gblink_ctl_record(what, flags, &r))
+        _exit(5); /* the AP asked for a control the ES2 device does not have */
+    gbl_send_msg(c->client, r.type, cport, ++c->next_id, 0, r.payload, r.len);
     child_pump(c);
 }
 

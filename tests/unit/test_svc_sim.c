@@ -13,6 +13,7 @@
 #include "sim/sim_cli.h"
 #include "switch-model/svc_protocol.h"
 #include "tests/ap/ap.h"
+#include "tests/ap/ap_gblink.h"
 #include "tests/unit/unit.h"
 #include "switch-model/switch.h"
 #include "unipro-model/up_link.h"
@@ -92,27 +93,10 @@ static void send_msg(void *ctx, uint16_t cport, const uint8_t *msg, size_t len)
 static void cport_ctl(void *ctx, const char *what, uint16_t cport, uint32_t flags)
 {
     rig *r = ctx;
-    uint16_t type = 0;
-    uint8_t payload[4] = { 0 };
-    uint32_t len = 0;
-    if (!strcmp(what, "FLAGS")) {
-        type = GBL_T_CPORT_FLAGS;
-        memcpy(payload, &flags, 4);
-        len = 4;
-    } else if (!strcmp(what, "CONNECTED")) {
-        type = GBL_T_CPORT_CONNECTED;
-    } else if (!strcmp(what, "FLUSH")) {
-        type = GBL_T_CPORT_FLUSH;
-    } else if (!strcmp(what, "CLEAR")) {
-        type = GBL_T_CPORT_CLEAR;
-    } else if (!strcmp(what, "QUIESCE")) {
-        gbl_cport_quiesce q = { .peer_space = 9, .timeout_ms = 1000 };
-        type = GBL_T_CPORT_QUIESCE;
-        memcpy(payload, &q, sizeof q);
-        len = sizeof q;
-    }
-    CU_ASSERT_NOT_EQUAL_FATAL(type, 0);
-    CU_ASSERT_EQUAL(gbl_send_msg(r->client, type, cport, ++r->next_id, 0, payload, len), 0);
+    tap_gblink_ctl rec;
+    CU_ASSERT_EQUAL_FATAL(tap_gblink_ctl_record(what, flags, &rec), 0);
+    CU_ASSERT_EQUAL(gbl_send_msg(r->client, rec.type, cport, ++r->next_id, 0, rec.payload,
+                                 rec.len), 0);
     pump(r); /* the ES2 driver waits for each ARPC answer */
 }
 
