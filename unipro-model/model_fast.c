@@ -5,68 +5,53 @@
 // else is refused with the line of the statement at fault.
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
-#include <time.h>
 
 #include "unipro-model/model_internal.h"
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && len)
-        vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -EINVAL;
-}
 
 static int check(const model *m, char *err, size_t len)
 {
     for (unsigned i = 0; i < m->n_switches; i++)
         if (m->switches[i].cfg.fwd_latency != m->switches[0].cfg.fwd_latency)
-            return fail(err, len, "%s: --fast needs one forwarding latency for all switches",
-                        m->switches[i].where);
+            return model_fail(err, len,
+                              "%s: --fast needs one forwarding latency for all switches",
+                              m->switches[i].where);
     for (unsigned i = 0; i < m->n_links; i++) {
         const model_link *l = &m->links[i];
         if (l->a.is_switch && l->b.is_switch)
-            return fail(err, len, "%s: --fast does not model links between switches", l->where);
+            return model_fail(err, len, "%s: --fast does not model links between switches",
+                              l->where);
         if (l->cfg.faults.ber > 0 || l->cfg.faults.drop > 0 || l->has_down)
-            return fail(err, len, "%s: --fast does not model faults (ber, drop, down)", l->where);
+            return model_fail(err, len, "%s: --fast does not model faults (ber, drop, down)",
+                              l->where);
     }
     for (unsigned i = 0; i < m->n_flows; i++) {
         const up_traffic_cfg *c = &m->flows[i].cfg;
         if (c->kind == UP_TRAFFIC_RR)
-            return fail(err, len, "%s: --fast does not model request/response (rr) flows",
-                        m->flows[i].where);
+            return model_fail(err, len, "%s: --fast does not model request/response (rr) flows",
+                              m->flows[i].where);
         if (c->kind == UP_TRAFFIC_SATURATE && (c->count || c->start || c->stop))
-            return fail(err, len, "%s: --fast runs saturating flows without count, start or "
-                        "stop", m->flows[i].where);
+            return model_fail(err, len,
+                              "%s: --fast runs saturating flows without count, start or stop",
+                              m->flows[i].where);
     }
     return 0;
 }
 
 int model_run_fast(model *m, sim_time duration, char *err, size_t len)
 {
-    if (m->built)
-        return fail(err, len, "the model has already run");
-    if (!duration)
-        return fail(err, len, "no duration: give 'run TIME' in the file or --duration");
-    if (!m->n_nodes)
-        return fail(err, len, "the model has no nodes");
-    if (check(m, err, len))
+    if (model_check_runnable(m, duration, err, len) || check(m, err, len))
         return -EINVAL;
     m->built = true;
     m->fast = true;
     m->k = sim_kernel_new(1024);
     if (!m->k)
-        return fail(err, len, "out of memory");
+        return model_fail(err, len, "out of memory");
     up_phy_params pp = up_phy_params_default();
     sim_time fwd = m->n_switches ? m->switches[0].cfg.fwd_latency : 0;
     m->uf = up_fast_new(sim_kernel_scheduler(m->k), &pp, fwd);
     if (!m->uf)
-        return fail(err, len, "out of memory");
+        return model_fail(err, len, "out of memory");
     for (unsigned i = 0; i < m->n_nodes; i++)
         up_fast_add_node(m->uf);
     for (unsigned i = 0; i < m->n_switches; i++)
@@ -81,7 +66,7 @@ int model_run_fast(model *m, sim_time duration, char *err, size_t len)
                      ? up_fast_link_node(m->uf, node.idx, (int)other.idx, other.port, &l->cfg.phy)
                      : up_fast_link_node(m->uf, node.idx, -1, other.idx, &l->cfg.phy);
         if (rc)
-            return fail(err, len, "%s: cannot build this link in --fast mode", l->where);
+            return model_fail(err, len, "%s: cannot build this link in --fast mode", l->where);
         if (other.is_switch) {
             up_fast_route(m->uf, other.idx, node.idx, other.port);
             sw_of[node.idx] = (int)other.idx;
@@ -94,8 +79,8 @@ int model_run_fast(model *m, sim_time duration, char *err, size_t len)
         bool direct = sw_of[f->src] == -1 && sw_of[f->dst] == -1;
         bool same = sw_of[f->src] >= 0 && sw_of[f->src] == sw_of[f->dst];
         if (!direct && !same)
-            return fail(err, len, "%s: no path from %s to %s in --fast mode", f->where,
-                        m->nodes[f->src].name, m->nodes[f->dst].name);
+            return model_fail(err, len, "%s: no path from %s to %s in --fast mode", f->where,
+                              m->nodes[f->src].name, m->nodes[f->dst].name);
         bool saturate = f->cfg.kind == UP_TRAFFIC_SATURATE;
         int idx = up_fast_flow(m->uf, f->src, f->dst, f->cfg.size, f->cfg.header,
                                saturate ? f->cfg.depth : 0, m->nodes[f->src].segment);
@@ -104,19 +89,10 @@ int model_run_fast(model *m, sim_time duration, char *err, size_t len)
                                                (unsigned)idx, &f->cfg)))
             idx = -ENOMEM;
         if (idx < 0)
-            return fail(err, len, "%s: cannot start this flow in --fast mode", f->where);
+            return model_fail(err, len, "%s: cannot start this flow in --fast mode", f->where);
         f->fast_idx = (unsigned)idx;
     }
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    int rc = sim_kernel_run_until(m->k, duration);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    if (rc < 0)
-        return fail(err, len, "simulation failed: %s", sim_kernel_last_error(m->k));
-    m->ran = duration;
-    m->wall = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
-    m->events = sim_kernel_executed(m->k);
-    return 0;
+    return model_run_kernel(m, duration, err, len);
 }
 
 static double fast_goodput(const model *m, const model_flow *f)

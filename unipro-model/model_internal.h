@@ -81,6 +81,12 @@ struct model {
 };
 
 void model_teardown(model *m);
+/* model_net.c, for both run modes: the message in err, -EINVAL */
+int model_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* 0 when m has not run yet and has a duration and nodes; else model_fail's. */
+int model_check_runnable(const model *m, sim_time duration, char *err, size_t len);
+/* Runs the built model's kernel for `duration` and records the run (ran, wall, events). */
+int model_run_kernel(model *m, sim_time duration, char *err, size_t len);
 /* model_fast.c */
 void model_fast_print(const model *m, FILE *out);
 void model_fast_json(const model *m, FILE *out);

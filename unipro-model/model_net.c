@@ -38,9 +38,7 @@ void model_teardown(model *m)
     m->k = NULL;
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
+int model_fail(char *err, size_t len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -48,6 +46,31 @@ static int fail(char *err, size_t len, const char *fmt, ...)
         vsnprintf(err, len, fmt, ap);
     va_end(ap);
     return -EINVAL;
+}
+
+int model_check_runnable(const model *m, sim_time duration, char *err, size_t len)
+{
+    if (m->built)
+        return model_fail(err, len, "the model has already run");
+    if (!duration)
+        return model_fail(err, len, "no duration: give 'run TIME' in the file or --duration");
+    if (!m->n_nodes)
+        return model_fail(err, len, "the model has no nodes");
+    return 0;
+}
+
+int model_run_kernel(model *m, sim_time duration, char *err, size_t len)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    int rc = sim_kernel_run_until(m->k, duration);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    if (rc < 0)
+        return model_fail(err, len, "simulation failed: %s", sim_kernel_last_error(m->k));
+    m->ran = duration;
+    m->wall = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+    m->events = sim_kernel_executed(m->k);
+    return 0;
 }
 
 static up_port *end_port(model *m, model_end e)
@@ -116,7 +139,7 @@ static int program_routes(model *m, char *err, size_t len)
                 if (dist[vtx(m, other)] == dist[sv] - 1) {
                     sw_route_table *rt = sw_switch_routes(m->switches[s].sw);
                     if (sw_route_set(rt, (unsigned)m->nodes[d].dev, me.port))
-                        return fail(err, len, "cannot route DeviceID %d", m->nodes[d].dev);
+                        return model_fail(err, len, "cannot route DeviceID %d", m->nodes[d].dev);
                     for (unsigned p = 0; p < m->switches[s].cfg.ports; p++)
                         sw_route_allow(rt, p, (unsigned)m->nodes[d].dev, true);
                     break;
@@ -146,8 +169,8 @@ static int program_routes(model *m, char *err, size_t len)
             }
         }
         if (dist[f->src] < 0)
-            return fail(err, len, "%s: no path from %s to %s", f->where,
-                        m->nodes[f->src].name, m->nodes[f->dst].name);
+            return model_fail(err, len, "%s: no path from %s to %s", f->where,
+                              m->nodes[f->src].name, m->nodes[f->dst].name);
     }
     return 0;
 }
@@ -169,7 +192,7 @@ static int build(model *m, char *err, size_t len)
     m->k = sim_kernel_new(1024);
     m->env = m->k ? up_env_new(sim_kernel_scheduler(m->k)) : NULL;
     if (!m->env)
-        return fail(err, len, "out of memory");
+        return model_fail(err, len, "out of memory");
     const sim_scheduler *s = sim_kernel_scheduler(m->k);
     for (unsigned i = 0; i < m->n_nodes; i++) {
         model_node *nd = &m->nodes[i];
@@ -178,12 +201,12 @@ static int build(model *m, char *err, size_t len)
         c.max_segment = nd->segment;
         c.dl.rx_credits[0] = c.dl.rx_credits[1] = nd->credits;
         if (!(nd->n = up_node_new(m->env, &c, NULL, NULL)))
-            return fail(err, len, "%s: cannot create node %s", nd->where, nd->name);
+            return model_fail(err, len, "%s: cannot create node %s", nd->where, nd->name);
     }
     for (unsigned i = 0; i < m->n_switches; i++) {
         model_switch *sw = &m->switches[i];
         if (!(sw->sw = sw_switch_new(m->env, &sw->cfg, NULL)))
-            return fail(err, len, "%s: cannot create switch %s", sw->where, sw->name);
+            return model_fail(err, len, "%s: cannot create switch %s", sw->where, sw->name);
     }
     for (unsigned i = 0; i < m->n_links; i++) {
         model_link *l = &m->links[i];
@@ -191,11 +214,11 @@ static int build(model *m, char *err, size_t len)
         l->m = m;
         l->l = up_link_new(m->env, end_port(m, l->a), end_port(m, l->b), &l->cfg, e, sizeof e);
         if (!l->l)
-            return fail(err, len, "%s: %s", l->where, e);
+            return model_fail(err, len, "%s: %s", l->where, e);
         if (l->has_down && sim_schedule(s, l->down_at, link_down, l, NULL))
-            return fail(err, len, "%s: cannot schedule down=", l->where);
+            return model_fail(err, len, "%s: cannot schedule down=", l->where);
         if (l->has_up && sim_schedule(s, l->up_at, link_up, l, NULL))
-            return fail(err, len, "%s: cannot schedule up=", l->where);
+            return model_fail(err, len, "%s: cannot schedule up=", l->where);
     }
     if (program_routes(m, err, len))
         return -EINVAL;
@@ -203,11 +226,11 @@ static int build(model *m, char *err, size_t len)
         model_flow *f = &m->flows[i];
         model_node *a = &m->nodes[f->src], *b = &m->nodes[f->dst];
         if (a->next_cport >= a->cports)
-            return fail(err, len, "%s: node %s has no free CPort (cports=%u)", f->where, a->name,
-                        a->cports);
+            return model_fail(err, len, "%s: node %s has no free CPort (cports=%u)", f->where,
+                              a->name, a->cports);
         if (b->next_cport >= b->cports)
-            return fail(err, len, "%s: node %s has no free CPort (cports=%u)", f->where, b->name,
-                        b->cports);
+            return model_fail(err, len, "%s: node %s has no free CPort (cports=%u)", f->where,
+                              b->name, b->cports);
         f->src_cport = a->next_cport++;
         f->dst_cport = b->next_cport++;
         up_cport_cfg c = up_cport_cfg_default((uint8_t)b->dev, (uint16_t)f->dst_cport);
@@ -215,39 +238,26 @@ static int build(model *m, char *err, size_t len)
         if (!f->e2efc)
             c.flags = UP_CPORT_CSD_N | UP_CPORT_CSV_N;
         if (up_cport_connect(a->n, f->src_cport, &c))
-            return fail(err, len, "%s: cannot connect %s", f->where, a->name);
+            return model_fail(err, len, "%s: cannot connect %s", f->where, a->name);
         c.peer_dev = (uint8_t)a->dev;
         c.peer_cport = (uint16_t)f->src_cport;
         if (up_cport_connect(b->n, f->dst_cport, &c))
-            return fail(err, len, "%s: cannot connect %s", f->where, b->name);
+            return model_fail(err, len, "%s: cannot connect %s", f->where, b->name);
         f->t = up_traffic_new(m->env, &f->cfg, a->n, f->src_cport, b->n, f->dst_cport);
         if (!f->t || up_traffic_start(f->t))
-            return fail(err, len, "%s: bad traffic parameters", f->where);
+            return model_fail(err, len, "%s: bad traffic parameters", f->where);
     }
     return 0;
 }
 
 int model_run(model *m, sim_time duration, char *err, size_t len)
 {
-    if (m->built)
-        return fail(err, len, "the model has already run");
-    if (!duration)
-        return fail(err, len, "no duration: give 'run TIME' in the file or --duration");
-    if (!m->n_nodes)
-        return fail(err, len, "the model has no nodes");
+    if (model_check_runnable(m, duration, err, len))
+        return -EINVAL;
     m->built = true;
     if (build(m, err, len))
         return -EINVAL;
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    int rc = sim_kernel_run_until(m->k, duration);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    if (rc < 0)
-        return fail(err, len, "simulation failed: %s", sim_kernel_last_error(m->k));
-    m->ran = duration;
-    m->wall = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
-    m->events = sim_kernel_executed(m->k);
-    return 0;
+    return model_run_kernel(m, duration, err, len);
 }
 
 /* ---- reporting ----------------------------------------------------------------------- */
