@@ -187,16 +187,28 @@ static int options(char **w, unsigned n, unsigned from, kv *out, unsigned *count
 #define BAD(what) return fail(err, len, where, "%s: bad value '%s' (%s)", o[i].key, o[i].val, what)
 #define UNKNOWN() return fail(err, len, where, "unknown option '%s'", o[i].key)
 
-static int parse_node(model *m, char **w, unsigned n, const char *where, char *err, size_t len)
+/* The name a `node` or `switch` statement gives (w[1]): present, well formed, new, and
+ * room for one more of the `count` such things (`many`) there are. */
+static int check_new_name(const model *m, char **w, unsigned n, const char *kind,
+                          const char *usage, unsigned count, const char *many,
+                          const char *where, char *err, size_t len)
 {
     if (n < 2)
-        return fail(err, len, where, "node needs a name: node NAME dev=N");
+        return fail(err, len, where, "%s needs a name: %s", kind, usage);
     if (!valid_name(w[1]))
-        return fail(err, len, where, "bad node name '%s'", w[1]);
+        return fail(err, len, where, "bad %s name '%s'", kind, w[1]);
     if (find_node(m, w[1]) >= 0 || find_switch(m, w[1]) >= 0)
         return fail(err, len, where, "'%s' is already defined", w[1]);
-    if (m->n_nodes == MODEL_MAX)
-        return fail(err, len, where, "too many nodes (at most %d)", MODEL_MAX);
+    if (count == MODEL_MAX)
+        return fail(err, len, where, "too many %s (at most %d)", many, MODEL_MAX);
+    return 0;
+}
+
+static int parse_node(model *m, char **w, unsigned n, const char *where, char *err, size_t len)
+{
+    if (check_new_name(m, w, n, "node", "node NAME dev=N", m->n_nodes, "nodes", where, err,
+                       len))
+        return -EINVAL;
     model_node nd = { .dev = -1, .cports = 32, .credits = 64, .segment = UP_SEGMENT_MAX };
     snprintf(nd.name, sizeof nd.name, "%s", w[1]);
     kv o[MAX_OPTIONS];
@@ -238,14 +250,9 @@ static int parse_node(model *m, char **w, unsigned n, const char *where, char *e
 
 static int parse_switch(model *m, char **w, unsigned n, const char *where, char *err, size_t len)
 {
-    if (n < 2)
-        return fail(err, len, where, "switch needs a name: switch NAME ports=N");
-    if (!valid_name(w[1]))
-        return fail(err, len, where, "bad switch name '%s'", w[1]);
-    if (find_node(m, w[1]) >= 0 || find_switch(m, w[1]) >= 0)
-        return fail(err, len, where, "'%s' is already defined", w[1]);
-    if (m->n_switches == MODEL_MAX)
-        return fail(err, len, where, "too many switches (at most %d)", MODEL_MAX);
+    if (check_new_name(m, w, n, "switch", "switch NAME ports=N", m->n_switches, "switches",
+                       where, err, len))
+        return -EINVAL;
     model_switch s = { .cfg = sw_switch_cfg_default() };
     snprintf(s.name, sizeof s.name, "%s", w[1]);
     kv o[MAX_OPTIONS];
