@@ -27,7 +27,7 @@ for scn in "$@"; do
     d=$top/$name
     mkdir -p "$d"
     # shellcheck disable=SC2086 # GBVP_SCENARIO_ARGS: extra options, word-split on purpose
-    "$gbvp" scenario "$scn" ${GBVP_SCENARIO_ARGS:-} --target guest --timing frame --link "$d/gbvp.sock" --agent "$d/agent.sock" \
+    "$gbvp" scenario "$scn" ${GBVP_SCENARIO_ARGS:-} --verbose --target guest --timing frame --link "$d/gbvp.sock" --agent "$d/agent.sock" \
         --connect-timeout 400 --timeout 900 --junit "$d/junit.xml" >"$d/tap" 2>"$d/scenario.log" &
     spid=$!
     for _ in $(seq 1 100); do [ -S "$d/gbvp.sock" ] && break; sleep 0.05; done

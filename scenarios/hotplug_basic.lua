@@ -26,11 +26,20 @@ gbvp.check(intf.device_id ~= 0, "the AP gave the interface a device id")
 if gbvp.features.test_ap then
     gbvp.check(gbvp.ap_traced("GET_MANIFEST"), "the AP read the manifest")
 end
+-- Connections of a module once the AP has enumerated it: its control connection and one
+-- per CPort of its manifest (virtual-modules/catalog/*.mnfs).
+local connections = { sensor = 3, battery = 2 }
 -- A guest creates the module 1-2, its interface 1-2.2 and bundle 1 of that, 1-2.2.1, a
--- little after the SVC saw the interface enabled, then binds a driver to the bundle (which
--- creates its connections): wait for that, so that the module is not pulled in the middle
--- of its enumeration.
-local function guest_bundle_check(what)
+-- little after the SVC saw the interface enabled, then binds a driver to the bundle, whose
+-- probe has the SVC create the bundle's connections. The driver link in sysfs appears
+-- before the probe runs, so wait for the connections too: pulling the module in the middle
+-- of its enumeration would have the SVC refuse the probe's CONN_CREATE.
+local function enumerated_check(module)
+    local want = connections[module]
+    local all = pcall(gbvp.wait_for, function() return gbvp.interface(id).connections == want end,
+                      10000)
+    gbvp.check(all, module .. ": the AP connected all its CPorts",
+               string.format("%d connections, expected %d", gbvp.interface(id).connections, want))
     if not gbvp.features.guest then
         return
     end
@@ -41,9 +50,9 @@ local function guest_bundle_check(what)
         out = o or ""
         return rc == 0
     end, 10000, 100)
-    gbvp.check(bound, what .. ": the guest bound a driver to bundle " .. bundle, out)
+    gbvp.check(bound, module .. ": the guest bound a driver to bundle " .. bundle, out)
 end
-guest_bundle_check("sensor")
+enumerated_check("sensor")
 
 gbvp.remove(slot)
 gbvp.wait_for(function() return gbvp.interface_state(id) == "absent" end, 10000)
@@ -54,7 +63,7 @@ gbvp.check_eq(gbvp.module(slot), nil, "slot empty after removal")
 gbvp.insert(slot, "battery")
 gbvp.wait_for(function() return gbvp.interface(id).enabled end, 10000)
 gbvp.check(gbvp.interface(id).enabled, "battery enumerates in the same slot")
-guest_bundle_check("battery")
+enumerated_check("battery")
 gbvp.remove(slot)
 
 gbvp.wait_for(function() return gbvp.stats().pending_events == 0 end, 10000)

@@ -204,13 +204,17 @@ static void t_intf(void *ctx, uint8_t id, sim_scenario_intf *out)
         return;
     }
     /* The guest's view is in its sysfs; the SVC's view is what the simulator knows: the
-     * AP activated the interface (INTF_ACTIVATE) and gave it a device id. */
+     * AP activated the interface (INTF_ACTIVATE), gave it a device id and had the SVC
+     * create its connections (CONN_CREATE). */
+    const gb_svc *svc = sim_gbvp_svc(g->sim);
     gb_svc_intf_info in;
-    gb_svc_get_intf(sim_gbvp_svc(g->sim), id, &in);
+    gb_svc_get_intf(svc, id, &in);
     *out = (sim_scenario_intf){ .known = in.present, .active = in.present && in.active,
                                 .enabled = in.present && in.active && in.device_id,
                                 .suspended = in.present && in.hibernated,
-                                .device_id = in.device_id };
+                                .device_id = in.device_id,
+                                .connections = (unsigned)gb_svc_conn_count_intf(
+                                    gb_svc_connections(svc), id) };
 }
 
 static int t_insert(void *ctx, unsigned slot, const char *module, char *err, size_t errlen)

@@ -110,6 +110,14 @@ size_t gb_svc_conn_count(const gb_svc_conn_table *t)
     return t->count;
 }
 
+size_t gb_svc_conn_count_intf(const gb_svc_conn_table *t, uint8_t intf)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->count; i++)
+        n += t->entries[i].intf1 == intf || t->entries[i].intf2 == intf;
+    return n;
+}
+
 const gb_svc_conn *gb_svc_conn_at(const gb_svc_conn_table *t, size_t i)
 {
     return i < t->count ? &t->entries[i] : NULL;

@@ -41,6 +41,8 @@ bool gb_svc_conn_peer(const gb_svc_conn_table *t, uint8_t intf, uint16_t cport,
                       uint8_t *peer_intf, uint16_t *peer_cport, gb_svc_conn *c);
 
 size_t gb_svc_conn_count(const gb_svc_conn_table *t);
+/* How many connections have an end on intf. */
+size_t gb_svc_conn_count_intf(const gb_svc_conn_table *t, uint8_t intf);
 /* The i-th entry (0 <= i < count), in creation order; NULL past the end. */
 const gb_svc_conn *gb_svc_conn_at(const gb_svc_conn_table *t, size_t i);
 

@@ -542,10 +542,14 @@ static void test_svc_empty_responses_for_ids_routes_and_connections(void)
     CU_ASSERT_EQUAL(conn_create(1, 2, 0), GB_OP_SUCCESS);
     CU_ASSERT_TRUE(g.connected[0]);
     CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(W.svc)), 1);
+    CU_ASSERT_EQUAL(gb_svc_conn_count_intf(gb_svc_connections(W.svc), 2), 1);
+    CU_ASSERT_EQUAL(gb_svc_conn_count_intf(gb_svc_connections(W.svc), 1), 1);
+    CU_ASSERT_EQUAL(gb_svc_conn_count_intf(gb_svc_connections(W.svc), 3), 0);
     uint8_t d[6] = { 1, 1, 0, 2, 0, 0 }, result;
     CU_ASSERT_EQUAL(request(GB_SVC_TYPE_CONN_DESTROY, d, 6, &result, NULL, 0), 0);
     CU_ASSERT_EQUAL(result, 0);
     CU_ASSERT_FALSE(g.connected[0]);
+    CU_ASSERT_EQUAL(gb_svc_conn_count_intf(gb_svc_connections(W.svc), 2), 0);
     CU_ASSERT_EQUAL(request(GB_SVC_TYPE_CONN_DESTROY, d, 6, &result, NULL, 0), 0);
     CU_ASSERT_EQUAL(result, GB_OP_INVALID);
     uint8_t rd[2] = { 1, 2 };
