@@ -27,6 +27,10 @@ else
     finish
 fi
 G=/sys/bus/greybus/devices
+# The driver links appear before the probes run; the class devices only inside them.
+devices="ls $G/1-2.2.1/gbphy*/gpio/gpiochip* && ls -d $G/1-2.2.1/gbphy*/i2c-* && ls $G/1-8.8.1/gbphy*/tty/ttyGB*"
+devices+=" && ls $G/1-3.3.1/power_supply/* && ls -d $G/1-5.5.1/*/input/input*/event* && ls $G/1-7.7.1/gb_loopback/*"
+wait_guest 30 "{ $devices; } >/dev/null 2>&1" || echo "   (class devices still missing after 30 s; the checks below say which)"
 if wait_guest 10 "[ -e $G/1-2.2.1/gbphy2/driver ]" && t=$(sim_log_time 'svc: connection 1:[0-9]+ <-> 2:2 '); [ -n "$t" ]; then
     echo "time from QEMU start to the first module bound (sensor, inserted before boot; sim log): $(secs $((t - (qemu_t0_ms - sim_t0_ms)))) s"
 fi
