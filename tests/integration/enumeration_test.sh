@@ -67,8 +67,9 @@ check_module() {
             problems+=" bundle 1-$mod.$id.1 missing or unbound (${tree//$'\n'/; })"
         # one connection per CPort of the manifest, plus the control CPort 0
         cports=$("$gbvp" module check "$m" | awk -v n="$i" '/interface [0-9]+:/ {cur = $2 + 0} /cport/ && cur == n {print $2}')
+        # (the driver link appears before the probe that connects the bundle's CPorts)
         for c in 0 $cports; do
-            tail -n "+$from" "$run_dir/sim.log" | grep -q "svc: connection 1:[0-9]* <-> $id:$c " ||
+            wait_sim_log "$from" 10 "svc: connection 1:[0-9]+ <-> $id:$c " ||
                 problems+=" no connection to interface $id CPort $c"
         done
         bundles[$m]+="$(grep '^bundle' <<<"$tree" | awk '{print $2 "(" $3 "," $4 ")"}' | tr '\n' ' ')"

@@ -161,6 +161,17 @@ dmesg_verdict() {
 
 # sim_log_time PATTERN: the simulator's timestamp (ms since it started) of the first sim.log
 # line matching PATTERN, empty when none.
+# wait_sim_log FROM_LINE SECONDS PATTERN: until the simulator's log from that line on has a
+# line matching PATTERN (grep -E); fails after SECONDS.
+wait_sim_log() {
+    local i
+    for ((i = 0; i <= $2 * 10; i++)); do
+        tail -n "+$1" "$run_dir/sim.log" | grep -qE "$3" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 sim_log_time() {
     grep -m1 -E "$1" "$run_dir/sim.log" | sed -n 's/^\[ *\([0-9]*\)\.\([0-9]\{3\}\).*/\1\2/p' | sed 's/^0*\([0-9]\)/\1/'
 }
