@@ -3,7 +3,8 @@
 UNIPRO_MODEL_SRCS := unipro-model/up_phy.c unipro-model/up_env.c unipro-model/up_port.c \
 	unipro-model/up_link.c unipro-model/up_node.c unipro-model/up_stats.c \
 	unipro-model/up_traffic.c unipro-model/up_dme.c \
-	unipro-model/up_frame_codec.c unipro-model/up_fast.c unipro-model/up_fast_source.c
+	unipro-model/up_frame_codec.c unipro-model/up_fast.c unipro-model/up_fast_source.c \
+	unipro-model/up_msg_wire.c
 $(eval $(call library,unipro_model,$(UNIPRO_MODEL_SRCS)))
 
 # `gbvp model` sits on top of the UniPro model and the switch, in a library of its own so

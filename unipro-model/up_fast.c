@@ -9,21 +9,14 @@
 #include <stdlib.h>
 
 #include "unipro-model/up_consts.h"
-#include "unipro-model/up_env.h"
-#include "unipro-model/up_port.h"
+#include "unipro-model/up_msg_wire.h"
 
 #define FAST_MAX 256
 
 typedef struct fast_dir {
-    uint64_t sym_fp;
-    sim_time latency, open, hold;
-    sim_time busy_until;
-    bool burst_ever;
+    up_msg_wire wire;
     int to_node;   /* >= 0: delivers to this node */
     int to_switch; /* >= 0: enters this switch */
-    struct fast_dir *rev;  /* the other direction of the same link */
-    unsigned unacked;      /* frames received over this direction not yet covered by an AFC */
-    uint64_t afc_syms;     /* AFC symbols this direction owes the other one's receiver */
 } fast_dir;
 
 typedef struct fast_msg {
@@ -31,7 +24,7 @@ typedef struct fast_msg {
     struct fast_msg *all;   /* every block ever allocated, for up_fast_free */
     struct up_fast *owner;
     unsigned flow;
-    uint32_t syms, first_syms, last_syms, frames;
+    up_msg_shape shape;
     sim_time t_submit, prev_end, prev_latency;
     fast_dir *at;
 } fast_msg;
@@ -57,7 +50,6 @@ struct up_fast {
     const sim_scheduler *s;
     up_phy_params pp;
     sim_time fwd;
-    unsigned afc_every;     /* frames per AFC: the DL's out_ack_threshold + 1 */
     fast_dir *node_out[FAST_MAX];
     unsigned n_nodes;
     fast_switch sw[FAST_MAX];
@@ -78,7 +70,6 @@ up_fast *up_fast_new(const sim_scheduler *s, const up_phy_params *pp, sim_time f
     f->s = s;
     f->pp = pp ? *pp : up_phy_params_default();
     f->fwd = fwd;
-    f->afc_every = up_dl_params_default().out_ack_threshold + 1;
     return f;
 }
 
@@ -127,10 +118,7 @@ static fast_dir *new_dir(up_fast *f, const up_phy_cfg *phy)
     fast_dir *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
-    d->sym_fp = up_phy_symbol_ps_fp16(phy);
-    d->latency = f->pp.tx_latency + f->pp.rx_latency;
-    d->open = up_phy_burst_open_time(phy, &f->pp);
-    d->hold = f->pp.burst_hold;
+    up_msg_wire_init(&d->wire, phy, &f->pp);
     d->to_node = d->to_switch = -1;
     f->dirs[f->n_dirs++] = d;
     return d;
@@ -149,8 +137,7 @@ int up_fast_link_node(up_fast *f, unsigned node, int sw, unsigned port, const up
         if (port >= f->n_nodes || f->node_out[port])
             return -EINVAL;
         a->to_node = (int)port;
-        a->rev = b;
-        b->rev = a;
+        up_msg_wire_pair(&a->wire, &b->wire);
         f->node_out[port] = b;
         return 0;
     }
@@ -161,8 +148,7 @@ int up_fast_link_node(up_fast *f, unsigned node, int sw, unsigned port, const up
         return -ENOMEM;
     s->out[port] = *b;
     s->out[port].to_node = (int)node;
-    s->out[port].rev = a;
-    a->rev = &s->out[port];
+    up_msg_wire_pair(&a->wire, &s->out[port].wire);
     a->to_switch = sw;
     return 0;
 }
@@ -178,36 +164,15 @@ int up_fast_route(up_fast *f, unsigned sw, unsigned node, unsigned port)
 static void arrive(void *ctx);
 
 /* Puts m on direction d as early as the wire, the switch and the previous hop allow. */
-static void commit(up_fast *f, fast_dir *d, fast_msg *m, sim_time not_before, sim_time min_end)
+static void commit(up_fast *f, fast_dir *d, fast_msg *m, sim_time not_before,
+                   sim_time last_not_before)
 {
     sim_time now = sim_now(f->s);
-    sim_time start = now > d->busy_until ? now : d->busy_until;
-    if (not_before > start)
-        start = not_before;
-    sim_time open = (!d->burst_ever || start > d->busy_until + d->hold) ? d->open : 0;
-    d->burst_ever = true;
-    /* AFCs this direction owes go out between the message's frames (or went out in the
-     * idle time before it), so they stretch its end but not its first frame */
-    uint64_t afc = start > d->busy_until ? 0 : d->afc_syms;
-    d->afc_syms = 0;
-    sim_time end = start + open + up_phy_symbols_time(d->sym_fp, m->syms + afc);
-    if (min_end) {
-        sim_time last = min_end + up_phy_symbols_time(d->sym_fp, m->last_syms);
-        if (last > end)
-            end = last;
-    }
-    d->busy_until = end;
-    if (d->rev) { /* the receiver acknowledges every afc_every frames on the way back */
-        d->unacked += m->frames;
-        d->rev->afc_syms += (uint64_t)(d->unacked / f->afc_every) * UP_AFC_SYMS;
-        d->unacked %= f->afc_every;
-    }
-    m->prev_end = end;
-    m->prev_latency = d->latency;
+    up_msg_times t = up_msg_wire_send(&d->wire, &m->shape, now, not_before, last_not_before);
+    m->prev_end = t.end;
+    m->prev_latency = d->wire.latency;
     m->at = d;
-    sim_time at = d->to_switch >= 0
-                      ? start + open + up_phy_symbols_time(d->sym_fp, m->first_syms) + d->latency
-                      : end + d->latency;
+    sim_time at = d->to_switch >= 0 ? t.first_in : t.delivered;
     if (sim_schedule(f->s, at - now, arrive, m, NULL))
         abort();
 }
@@ -226,19 +191,9 @@ static fast_msg *new_msg(up_fast *f, unsigned flow)
         f->all_msgs = m;
     }
     fast_flow *fl = &f->flows[flow];
-    uint32_t len = fl->payload + fl->header, syms = 0, first = 0, last = 0, frames = 0;
-    for (uint32_t off = 0; off < len || (!len && !syms); off += fl->segment) {
-        uint32_t seg = len - off < fl->segment ? len - off : fl->segment;
-        last = up_frame_symbols(seg);
-        if (!syms)
-            first = last;
-        syms += last;
-        frames++;
-        if (!len)
-            break;
-    }
-    *m = (fast_msg){ .all = all, .owner = f, .flow = flow, .syms = syms, .first_syms = first,
-                     .last_syms = last, .frames = frames, .t_submit = sim_now(f->s) };
+    *m = (fast_msg){ .all = all, .owner = f, .flow = flow,
+                     .shape = up_msg_shape_of(fl->payload + fl->header, fl->segment),
+                     .t_submit = sim_now(f->s) };
     return m;
 }
 
@@ -262,10 +217,11 @@ int up_fast_send(up_fast *f, unsigned flow)
         sim_time *slot = &fl->last_start[fl->seq++ % fl->handed];
         if (fl->seq > fl->handed && *slot > m->t_submit)
             m->t_submit = *slot;
-        sim_time last = m->prev_end - up_phy_symbols_time(d->sym_fp, m->last_syms);
-        sim_time before = up_phy_symbols_time(d->sym_fp, m->first_syms);
-        if (m->frames > 1 && before > d->latency) /* taken while the frame before is sent */
-            last -= before - d->latency;
+        const up_msg_wire *w = &d->wire;
+        sim_time last = m->prev_end - up_phy_symbols_time(w->sym_fp, m->shape.last_syms);
+        sim_time before = up_phy_symbols_time(w->sym_fp, m->shape.first_syms);
+        if (m->shape.frames > 1 && before > w->latency) /* taken while the frame before is sent */
+            last -= before - w->latency;
         *slot = last;
     }
     return 0;
@@ -321,11 +277,11 @@ int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint3
         fast_msg *probe = new_msg(f, idx);
         if (!probe)
             return -ENOMEM;
-        sim_time t = up_phy_symbols_time(d->sym_fp, probe->syms);
-        sim_time t1 = up_phy_symbols_time(d->sym_fp, probe->first_syms);
+        sim_time t = up_phy_symbols_time(d->wire.sym_fp, probe->shape.syms);
+        sim_time t1 = up_phy_symbols_time(d->wire.sym_fp, probe->shape.first_syms);
         probe->next = f->free_msgs;
         f->free_msgs = probe;
-        unsigned need = (unsigned)((t1 + d->latency + t - 1) / (t ? t : 1)) + 2;
+        unsigned need = (unsigned)((t1 + d->wire.latency + t - 1) / (t ? t : 1)) + 2;
         if (depth < need)
             depth = need;
         fl->depth = depth;
