@@ -7,20 +7,12 @@
 
 #include "switch-model/pwrm.h"
 #include "unipro-model/up_consts.h"
-#include "unipro-model/up_env.h"
-
-
-typedef struct msg_dir {
-    sim_time busy_until; /* the wire is free from then */
-    sim_time last_end;   /* end of the last frame sent (burst hold) */
-    bool ever;
-} msg_dir;
+#include "unipro-model/up_msg_wire.h"
 
 typedef struct msg_link {
     up_phy_cfg cfg;
-    uint64_t sym_fp;
     bool parked;         /* HIBERN8 or off */
-    msg_dir dir[2];      /* 0: node -> switch, 1: switch -> node */
+    up_msg_wire dir[2];  /* 0: node -> switch, 1: switch -> node */
 } msg_link;
 
 typedef struct flight {
@@ -64,8 +56,11 @@ sw_msg_transit *sw_msg_transit_new(const sim_scheduler *s, unsigned ports, const
     t->fn = fn;
     t->ctx = ctx;
     for (unsigned i = 0; i < ports; i++) {
-        t->links[i].cfg = *phy;
-        t->links[i].sym_fp = up_phy_symbol_ps_fp16(phy);
+        msg_link *l = &t->links[i];
+        l->cfg = *phy;
+        up_msg_wire_init(&l->dir[0], phy, &t->pp);
+        up_msg_wire_init(&l->dir[1], phy, &t->pp);
+        up_msg_wire_pair(&l->dir[0], &l->dir[1]);
     }
     for (int i = 0; i < 256; i++)
         t->port_of[i] = -1;
@@ -84,28 +79,6 @@ void sw_msg_transit_free(sw_msg_transit *t)
     }
     free(t->links);
     free(t);
-}
-
-/* Sends len bytes as back-to-back frames on one link direction, starting no sooner than
- * `from`. Returns when the first frame has arrived at the far end; *last_end is when the
- * last frame has left. */
-static sim_time hop(sw_msg_transit *t, msg_link *l, msg_dir *d, sim_time from, size_t len,
-                    sim_time *last_end)
-{
-    size_t nseg = len ? (len + UP_SEGMENT_MAX - 1) / UP_SEGMENT_MAX : 1;
-    size_t last = len - (nseg - 1) * UP_SEGMENT_MAX;
-    sim_time start = from > d->busy_until ? from : d->busy_until;
-    sim_time open = 0;
-    if (!d->ever || start > d->last_end + t->pp.burst_hold)
-        open = up_phy_burst_open_time(&l->cfg, &t->pp);
-    sim_time full = up_phy_symbols_time(l->sym_fp, up_frame_symbols(UP_SEGMENT_MAX));
-    sim_time tail = up_phy_symbols_time(l->sym_fp, up_frame_symbols((unsigned)last));
-    sim_time first = nseg == 1 ? tail : full;
-    sim_time end = start + open + (sim_time)(nseg - 1) * full + tail;
-    d->busy_until = d->last_end = end;
-    d->ever = true;
-    *last_end = end;
-    return start + open + first + t->pp.tx_latency + t->pp.rx_latency;
 }
 
 static void land(void *ctx)
@@ -128,11 +101,8 @@ static void unpark(sw_msg_transit *t, msg_link *l, sim_time now)
     if (!l->parked)
         return;
     l->parked = false;
-    for (int i = 0; i < 2; i++) {
-        sim_time from = l->dir[i].busy_until > now ? l->dir[i].busy_until : now;
-        l->dir[i].busy_until = from + t->pp.hibern8_exit;
-        l->dir[i].ever = false;
-    }
+    for (int i = 0; i < 2; i++)
+        up_msg_wire_pause(&l->dir[i], now, t->pp.hibern8_exit);
 }
 
 int sw_msg_transit_message(sw_msg_transit *t, const gb_svc_path *p, const uint8_t *msg,
@@ -149,17 +119,13 @@ int sw_msg_transit_message(sw_msg_transit *t, const gb_svc_path *p, const uint8_
     msg_link *a = &t->links[p->in_port], *b = &t->links[p->out_port];
     unpark(t, a, now);
     unpark(t, b, now);
-    sim_time end1, end2;
-    sim_time first_in = hop(t, a, &a->dir[0], now, len, &end1);
+    up_msg_shape shape = up_msg_shape_of((uint32_t)len, UP_SEGMENT_MAX);
+    up_msg_times in = up_msg_wire_send(&a->dir[0], &shape, now, 0, 0);
     /* the switch forwards once the first frame is in; the last frame cannot leave before it
-     * has arrived, nor finish sooner than its own time on the second link */
-    hop(t, b, &b->dir[1], first_in + t->fwd_latency, len, &end2);
-    size_t last = len - (len ? (len - 1) / UP_SEGMENT_MAX : 0) * UP_SEGMENT_MAX;
-    sim_time tail = up_phy_symbols_time(b->sym_fp, up_frame_symbols((unsigned)last));
-    sim_time floor2 = end1 + t->pp.tx_latency + t->pp.rx_latency + t->fwd_latency + tail;
-    if (end2 < floor2)
-        b->dir[1].busy_until = b->dir[1].last_end = end2 = floor2;
-    sim_time at = end2 + t->pp.tx_latency + t->pp.rx_latency;
+     * has arrived */
+    up_msg_times out = up_msg_wire_send(&b->dir[1], &shape, now, in.first_in + t->fwd_latency,
+                                        in.delivered + t->fwd_latency);
+    sim_time at = out.delivered;
     f->t = t;
     f->path = *p;
     f->len = len;
@@ -200,12 +166,10 @@ int sw_msg_transit_power_mode(sw_msg_transit *t, uint8_t intf_id, const uint8_t 
     unpark(t, l, now);
     sim_time pmc = up_phy_pmc_time(&l->cfg, &c, &t->pp);
     for (int i = 0; i < 2; i++) {
-        sim_time from = l->dir[i].busy_until > now ? l->dir[i].busy_until : now;
-        l->dir[i].busy_until = from + pmc;
-        l->dir[i].ever = false;
+        up_msg_wire_pause(&l->dir[i], now, pmc);
+        up_msg_wire_set_phy(&l->dir[i], &c, &t->pp);
     }
     l->cfg = c;
-    l->sym_fp = up_phy_symbol_ps_fp16(&c);
     return 0;
 }
 

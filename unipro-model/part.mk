@@ -19,6 +19,7 @@ UNIPRO_TEST_LIBS := $(B)/lib/libswitch_model.a $(LIB_unipro_model) $(LIB_sim_ker
 $(eval $(call unit_test,test_unipro_model_cli,tests/unit/test_unipro_model_cli.c,$(LIB_up_model_cli) $(UNIPRO_TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_validation,tests/unit/test_unipro_validation.c,$(UNIPRO_TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_link,tests/unit/test_unipro_link.c,$(UNIPRO_TEST_LIBS)))
+$(eval $(call unit_test,test_unipro_msg_wire,tests/unit/test_unipro_msg_wire.c,$(UNIPRO_TEST_LIBS)))
 $(eval $(call bench,bench_unipro,tests/bench/bench_unipro.c,$(UNIPRO_TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_dme,tests/unit/test_unipro_dme.c,$(UNIPRO_TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_transit,tests/unit/test_unipro_transit.c,$(UNIPRO_TEST_LIBS)))

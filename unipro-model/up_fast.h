@@ -6,9 +6,10 @@
 // passed, and never finishes before the last frame could have. Two events per message and
 // hop instead of about 1.25 per frame.
 //
-// The AFCs a receiver sends back (one per out_ack_threshold + 1 frames, the DL default)
-// take wire time on the other direction: they stretch the next message sent there, or fit
-// in the idle time before it.
+// The AFCs a receiver sends back (one per out_ack_threshold + 1 frames, the DL default,
+// and one when an incoming burst pauses) take wire time on the other direction: they
+// stretch the next message sent there, or fit in the idle time before it
+// (unipro-model/up_msg_wire.h, shared with gbvp sim --timing message).
 //
 // What it leaves out, by design: NAC traffic, credits and windows (assumed ample),
 // faults, E2EFC, TC1 preemption, frame-level round robin in the switch (outputs serve

@@ -48,12 +48,35 @@ void up_msg_wire_pause(up_msg_wire *w, sim_time now, sim_time pause)
     w->burst_ever = false;
 }
 
+/* When the other direction's burst pauses, its receiver (this side) acknowledges at once
+ * what it has not yet: an AFC on this direction when the last frame is in, in front of
+ * whatever this direction sends next (the frame-level DL does so; it matters for request
+ * and response traffic, most on slow PWM links). Applied when this direction next sends at
+ * `start`, if the other one was idle by then. */
+static void pause_ack(up_msg_wire *w, sim_time start)
+{
+    up_msg_wire *f = w->rev;
+    if (!f || !f->unacked || f->busy_until + f->latency > start)
+        return;
+    sim_time at = f->busy_until + f->latency;
+    if (at < w->busy_until)
+        at = w->busy_until;
+    sim_time open = (!w->burst_ever || at > w->busy_until + w->hold) ? w->open : 0;
+    w->busy_until = at + open + up_phy_symbols_time(w->sym_fp, UP_AFC_SYMS + w->afc_syms);
+    w->burst_ever = true;
+    w->afc_syms = 0;
+    f->unacked = 0;
+}
+
 up_msg_times up_msg_wire_send(up_msg_wire *w, const up_msg_shape *m, sim_time now,
                               sim_time not_before, sim_time last_not_before)
 {
     sim_time start = now > w->busy_until ? now : w->busy_until;
     if (not_before > start)
         start = not_before;
+    pause_ack(w, start);
+    if (w->busy_until > start)
+        start = w->busy_until;
     sim_time open = (!w->burst_ever || start > w->busy_until + w->hold) ? w->open : 0;
     w->burst_ever = true;
     /* AFCs this direction owes go out between the message's frames (or went out in the
