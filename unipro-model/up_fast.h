@@ -7,7 +7,7 @@
 // hop instead of about 1.25 per frame.
 //
 // The AFCs a receiver sends back (one per out_ack_threshold + 1 frames, the DL default,
-// and one when an incoming burst pauses) take wire time on the other direction: they
+// one when an incoming burst pauses and one with the freed credits) take wire time on the other direction: they
 // stretch the next message sent there, or fit in the idle time before it
 // (unipro-model/up_msg_wire.h, shared with gbvp sim --timing message).
 //

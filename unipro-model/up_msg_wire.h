@@ -31,6 +31,7 @@ typedef struct up_msg_wire {
     bool burst_ever;          /* false: the next message opens a burst whatever the time */
     struct up_msg_wire *rev;  /* the other direction of the same link, or NULL */
     unsigned afc_every;       /* frames per AFC */
+    sim_time afc_flush;       /* freed credits go out at the latest this long after */
     unsigned unacked;         /* frames received over this direction, not yet acknowledged */
     uint64_t afc_syms;        /* AFC symbols this direction owes the other one's receiver */
 } up_msg_wire;

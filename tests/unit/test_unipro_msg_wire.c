@@ -91,7 +91,9 @@ static void test_afcs_owed_stretch_the_next_message_on_the_other_direction(void)
 static void test_a_paused_burst_is_acknowledged_before_the_reply(void)
 {
     /* at PWM-G1 an AFC takes microseconds: a reply sent when the request is in waits for
-     * the acknowledgement of the request, which opened the burst */
+     * the acknowledgement of the request, which opened the burst, and the AFC returning
+     * the request's credits (due after the DL's flush delay) takes its place among the
+     * reply's frames */
     up_phy_cfg c = { UP_PHY_PWM, 1, 0, 1 };
     up_phy_params pp = up_phy_params_default();
     up_msg_wire a, b;
@@ -100,18 +102,23 @@ static void test_a_paused_burst_is_acknowledged_before_the_reply(void)
     up_msg_wire_pair(&a, &b);
     up_msg_shape req = up_msg_shape_of(8, UP_SEGMENT_MAX), resp = up_msg_shape_of(10, UP_SEGMENT_MAX);
     sim_time open = up_phy_burst_open_time(&c, &pp), lat = pp.tx_latency + pp.rx_latency;
+    sim_time afc = syms(&c, UP_AFC_SYMS);
     up_msg_times tr = up_msg_wire_send(&a, &req, 0, 0, 0);
     up_msg_times tp = up_msg_wire_send(&b, &resp, tr.delivered, 0, 0);
-    sim_time afc_end = tr.delivered + open + syms(&c, UP_AFC_SYMS);
-    CU_ASSERT_EQUAL(tp.end, afc_end + syms(&c, resp.syms));
+    sim_time afc_end = tr.delivered + open + afc;
     CU_ASSERT_EQUAL(tp.first_in, afc_end + syms(&c, resp.first_syms) + lat);
-    /* the response's frame is acknowledged in turn before the next request */
+    CU_ASSERT_EQUAL(tp.end, afc_end + syms(&c, resp.syms + UP_AFC_SYMS));
+    /* the same for the next request */
     up_msg_times tr2 = up_msg_wire_send(&a, &req, tp.delivered, 0, 0);
-    CU_ASSERT_EQUAL(tr2.end, tp.delivered + open + syms(&c, UP_AFC_SYMS) + syms(&c, req.syms));
-    /* nothing owed any more: a reply long after goes at once, in a new burst */
-    sim_time late = tr2.delivered + SIM_MS(1);
-    up_msg_times tp2 = up_msg_wire_send(&b, &resp, late, 0, 0);
-    CU_ASSERT_EQUAL(tp2.end, late + open + syms(&c, resp.syms));
+    CU_ASSERT_EQUAL(tr2.end, tp.delivered + open + afc + syms(&c, req.syms + UP_AFC_SYMS));
+    /* a reply committed after the flush delay: both AFCs go in front of it */
+    sim_time flush = up_dl_params_default().afc_flush, at = tr2.delivered + flush;
+    CU_ASSERT(open + afc > flush); /* so the second AFC follows the first at once */
+    up_msg_times tp2 = up_msg_wire_send(&b, &resp, at, 0, 0);
+    CU_ASSERT_EQUAL(tp2.end, tr2.delivered + open + afc + afc + syms(&c, resp.syms));
+    /* nothing owed any more: a request long after goes at once, in a new burst */
+    sim_time late = tp2.delivered + SIM_MS(1);
+    CU_ASSERT_EQUAL(up_msg_wire_send(&a, &req, late, 0, 0).end, late + open + syms(&c, req.syms));
 }
 
 static void test_a_relayed_message_waits_for_its_last_frame(void)
