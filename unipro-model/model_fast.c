@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `gbvp model --fast`: the described network on the message-level mode (up_fast.h). Only
-// what that mode models is accepted: saturating, constant-rate and Poisson flows, nodes on
+// what that mode models is accepted: saturating, constant-rate, Poisson and
+// request/response flows, nodes on
 // links to a node or to a switch port, no faults, one switch forwarding latency. Anything
 // else is refused with the line of the statement at fault.
 #include <errno.h>
@@ -27,13 +28,11 @@ static int check(const model *m, char *err, size_t len)
     }
     for (unsigned i = 0; i < m->n_flows; i++) {
         const up_traffic_cfg *c = &m->flows[i].cfg;
-        if (c->kind == UP_TRAFFIC_RR)
-            return model_fail(err, len, "%s: --fast does not model request/response (rr) flows",
-                              m->flows[i].where);
-        if (c->kind == UP_TRAFFIC_SATURATE && (c->count || c->start || c->stop))
+        if ((c->kind == UP_TRAFFIC_SATURATE || c->kind == UP_TRAFFIC_RR) &&
+            (c->count || c->start || c->stop))
             return model_fail(err, len,
-                              "%s: --fast runs saturating flows without count, start or stop",
-                              m->flows[i].where);
+                              "%s: --fast runs saturating and rr flows without count, start or "
+                              "stop", m->flows[i].where);
     }
     return 0;
 }
@@ -81,10 +80,13 @@ int model_run_fast(model *m, sim_time duration, char *err, size_t len)
         if (!direct && !same)
             return model_fail(err, len, "%s: no path from %s to %s in --fast mode", f->where,
                               m->nodes[f->src].name, m->nodes[f->dst].name);
-        bool saturate = f->cfg.kind == UP_TRAFFIC_SATURATE;
-        int idx = up_fast_flow(m->uf, f->src, f->dst, f->cfg.size, f->cfg.header,
-                               saturate ? f->cfg.depth : 0, m->nodes[f->src].segment);
-        if (idx >= 0 && !saturate &&
+        bool saturate = f->cfg.kind == UP_TRAFFIC_SATURATE, rr = f->cfg.kind == UP_TRAFFIC_RR;
+        int idx = rr ? up_fast_rr_flow(m->uf, f->src, f->dst, f->cfg.size, f->cfg.response_size,
+                                       f->cfg.header, f->cfg.depth, m->nodes[f->src].segment,
+                                       m->nodes[f->dst].segment)
+                     : up_fast_flow(m->uf, f->src, f->dst, f->cfg.size, f->cfg.header,
+                                    saturate ? f->cfg.depth : 0, m->nodes[f->src].segment);
+        if (idx >= 0 && !saturate && !rr &&
             !(f->fast_src = up_fast_source_new(sim_kernel_scheduler(m->k), m->uf,
                                                (unsigned)idx, &f->cfg)))
             idx = -ENOMEM;
@@ -118,6 +120,12 @@ void model_fast_print(const model *m, FILE *out)
                 up_fast_flow_rx_msgs(m->uf, f->fast_idx), fast_goodput(m, f) / 1e9,
                 (double)up_hist_quantile(h, 0.5) * 1e-6, (double)up_hist_quantile(h, 0.99) * 1e-6,
                 (double)h->max * 1e-6);
+        const up_hist *rtt = up_fast_flow_rtt(m->uf, f->fast_idx);
+        if (rtt)
+            fprintf(out, "    round trip p50 %.3g p99 %.3g max %.3g us over %" PRIu64
+                    " responses\n", (double)up_hist_quantile(rtt, 0.5) * 1e-6,
+                    (double)up_hist_quantile(rtt, 0.99) * 1e-6, (double)rtt->max * 1e-6,
+                    up_fast_flow_responses(m->uf, f->fast_idx));
     }
 }
 
@@ -128,16 +136,20 @@ void model_fast_json(const model *m, FILE *out)
             m->ran, m->wall, m->events);
     for (unsigned i = 0; i < m->n_flows; i++) {
         const model_flow *f = &m->flows[i];
-        const up_hist *h = up_fast_flow_latency(m->uf, f->fast_idx);
         fprintf(out, "%s\n    {\"from\": \"%s\", \"to\": \"%s\", \"kind\": \"%s\", \"size\": %u, "
                 "\"sent\": %" PRIu64 ", \"received\": %" PRIu64 ", \"goodput_bps\": %.6g, "
-                "\"latency_ps\": {\"count\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
-                ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 ", \"mean\": %.1f}}",
+                "\"latency_ps\": ",
                 i ? "," : "", m->nodes[f->src].name, m->nodes[f->dst].name,
                 up_traffic_kind_name(f->cfg.kind), f->cfg.size,
                 up_fast_flow_tx_msgs(m->uf, f->fast_idx), up_fast_flow_rx_msgs(m->uf, f->fast_idx),
-                fast_goodput(m, f), h->count, up_hist_quantile(h, 0.5), up_hist_quantile(h, 0.9),
-                up_hist_quantile(h, 0.99), h->count ? h->max : 0, up_hist_mean(h));
+                fast_goodput(m, f));
+        model_json_hist(out, up_fast_flow_latency(m->uf, f->fast_idx));
+        const up_hist *rtt = up_fast_flow_rtt(m->uf, f->fast_idx);
+        if (rtt) {
+            fprintf(out, ", \"rtt_ps\": ");
+            model_json_hist(out, rtt);
+        }
+        fprintf(out, "}");
     }
     fprintf(out, "\n  ]\n}\n");
 }
@@ -148,15 +160,14 @@ void model_fast_csv(const model *m, FILE *out)
             "\n", m->ran);
     for (unsigned i = 0; i < m->n_flows; i++) {
         const model_flow *f = &m->flows[i];
-        const up_hist *h = up_fast_flow_latency(m->uf, f->fast_idx);
         char obj[80];
         snprintf(obj, sizeof obj, "%s->%s", m->nodes[f->src].name, m->nodes[f->dst].name);
-        fprintf(out, "flow,%s,sent,%" PRIu64 "\n", obj, up_fast_flow_tx_msgs(m->uf, f->fast_idx));
-        fprintf(out, "flow,%s,received,%" PRIu64 "\nflow,%s,goodput_bps,%.6g\n"
-                "flow,%s,latency_p50_ps,%" PRIu64 "\nflow,%s,latency_p99_ps,%" PRIu64
-                "\nflow,%s,latency_max_ps,%" PRIu64 "\n",
-                obj, up_fast_flow_rx_msgs(m->uf, f->fast_idx), obj, fast_goodput(m, f), obj,
-                up_hist_quantile(h, 0.5), obj, up_hist_quantile(h, 0.99), obj,
-                h->count ? h->max : 0);
+        fprintf(out, "flow,%s,sent,%" PRIu64 "\nflow,%s,received,%" PRIu64
+                "\nflow,%s,goodput_bps,%.6g\n", obj, up_fast_flow_tx_msgs(m->uf, f->fast_idx),
+                obj, up_fast_flow_rx_msgs(m->uf, f->fast_idx), obj, fast_goodput(m, f));
+        model_csv_hist(out, obj, "latency", up_fast_flow_latency(m->uf, f->fast_idx));
+        const up_hist *rtt = up_fast_flow_rtt(m->uf, f->fast_idx);
+        if (rtt)
+            model_csv_hist(out, obj, "rtt", rtt);
     }
 }

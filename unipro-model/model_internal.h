@@ -92,4 +92,9 @@ void model_fast_print(const model *m, FILE *out);
 void model_fast_json(const model *m, FILE *out);
 void model_fast_csv(const model *m, FILE *out);
 
+/* A latency histogram as a JSON object (count, p50, p90, p99, max, mean in ps) and as CSV
+ * rows "flow,OBJ,NAME_count|_p50_ps|_p90_ps|_p99_ps|_max_ps,VALUE"; both modes use them. */
+void model_json_hist(FILE *out, const up_hist *h);
+void model_csv_hist(FILE *out, const char *obj, const char *name, const up_hist *h);
+
 #endif

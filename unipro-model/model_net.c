@@ -335,7 +335,7 @@ void model_print_summary(const model *m, FILE *out)
     }
 }
 
-static void json_hist(FILE *out, const up_hist *h)
+void model_json_hist(FILE *out, const up_hist *h)
 {
     fprintf(out, "{\"count\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
             ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 ", \"mean\": %.1f}",
@@ -405,15 +405,15 @@ void model_write_json(const model *m, FILE *out)
                 i ? "," : "", m->nodes[f->src].name, m->nodes[f->dst].name, f->src_cport,
                 f->dst_cport, up_traffic_kind_name(f->cfg.kind), f->cfg.size, f->tc, st->sent,
                 st->received, st->order_errors, goodput(m, f));
-        json_hist(out, &up_cport_stats_get(m->nodes[f->dst].n, f->dst_cport)->latency);
+        model_json_hist(out, &up_cport_stats_get(m->nodes[f->dst].n, f->dst_cport)->latency);
         fprintf(out, ", \"rtt_ps\": ");
-        json_hist(out, &st->rtt);
+        model_json_hist(out, &st->rtt);
         fprintf(out, "}");
     }
     fprintf(out, "\n  ]\n}\n");
 }
 
-static void csv_hist(FILE *out, const char *obj, const char *name, const up_hist *h)
+void model_csv_hist(FILE *out, const char *obj, const char *name, const up_hist *h)
 {
     fprintf(out, "flow,%s,%s_count,%" PRIu64 "\n", obj, name, h->count);
     fprintf(out, "flow,%s,%s_p50_ps,%" PRIu64 "\n", obj, name, up_hist_quantile(h, 0.5));
@@ -469,9 +469,9 @@ void model_write_csv(const model *m, FILE *out)
         fprintf(out, "flow,%s,sent,%" PRIu64 "\nflow,%s,received,%" PRIu64
                 "\nflow,%s,goodput_bps,%.6g\n",
                 obj, st->sent, obj, st->received, obj, goodput(m, f));
-        csv_hist(out, obj, "latency", &up_cport_stats_get(m->nodes[f->dst].n, f->dst_cport)->latency);
+        model_csv_hist(out, obj, "latency", &up_cport_stats_get(m->nodes[f->dst].n, f->dst_cport)->latency);
         if (f->cfg.kind == UP_TRAFFIC_RR)
-            csv_hist(out, obj, "rtt", &st->rtt);
+            model_csv_hist(out, obj, "rtt", &st->rtt);
     }
 }
 

@@ -24,8 +24,11 @@ typedef struct fast_msg {
     struct fast_msg *all;   /* every block ever allocated, for up_fast_free */
     struct up_fast *owner;
     unsigned flow;
+    unsigned to;            /* destination node */
+    bool response;          /* the answer of an rr flow's request */
     up_msg_shape shape;
     sim_time t_submit, prev_end, prev_latency;
+    sim_time t_request;     /* a response: when its request was submitted */
     fast_dir *at;
 } fast_msg;
 
@@ -38,6 +41,10 @@ typedef struct fast_flow {
     uint64_t tx_msgs, rx_bytes, rx_msgs;
     bool saturate;
     up_hist latency;
+    bool rr;                    /* request/response: dst answers each request */
+    up_msg_shape response;      /* rr: the response's frames */
+    uint64_t responses;         /* rr: responses delivered to src */
+    up_hist rtt;                /* rr: request submit to response delivery */
 } fast_flow;
 
 typedef struct fast_switch {
@@ -191,7 +198,7 @@ static fast_msg *new_msg(up_fast *f, unsigned flow)
         f->all_msgs = m;
     }
     fast_flow *fl = &f->flows[flow];
-    *m = (fast_msg){ .all = all, .owner = f, .flow = flow,
+    *m = (fast_msg){ .all = all, .owner = f, .flow = flow, .to = fl->dst,
                      .shape = up_msg_shape_of(fl->payload + fl->header, fl->segment),
                      .t_submit = sim_now(f->s) };
     return m;
@@ -227,31 +234,63 @@ int up_fast_send(up_fast *f, unsigned flow)
     return 0;
 }
 
+static void recycle(up_fast *f, fast_msg *m)
+{
+    m->next = f->free_msgs;
+    f->free_msgs = m;
+}
+
+/* m reached its destination node. */
+static void deliver(up_fast *f, fast_msg *m)
+{
+    unsigned flow = m->flow;
+    fast_flow *fl = &f->flows[flow];
+    sim_time now = sim_now(f->s);
+    if (m->response) {
+        fl->responses++;
+        up_hist_add(&fl->rtt, now - m->t_request);
+        recycle(f, m);
+        if (up_fast_send(f, flow)) /* the next request */
+            abort();
+        return;
+    }
+    fl->rx_msgs++;
+    fl->rx_bytes += fl->payload;
+    up_hist_add(&fl->latency, now - m->t_submit);
+    if (!fl->rr) {
+        recycle(f, m);
+        return;
+    }
+    /* the destination answers at once; the request's block carries the response */
+    m->response = true;
+    m->to = fl->src;
+    m->shape = fl->response;
+    m->t_request = m->t_submit;
+    m->t_submit = now;
+    commit(f, f->node_out[fl->dst], m, 0, 0);
+}
+
 static void arrive(void *ctx)
 {
     fast_msg *m = ctx;
     up_fast *f = m->owner;
     fast_dir *d = m->at;
-    fast_flow *fl = &f->flows[m->flow];
+    unsigned flow = m->flow; /* m may be recycled below */
+    fast_flow *fl = &f->flows[flow];
     bool first_hop = d == f->node_out[fl->src];
     if (d->to_node >= 0) {
-        fl->rx_msgs++;
-        fl->rx_bytes += fl->payload;
-        up_hist_add(&fl->latency, sim_now(f->s) - m->t_submit);
-        m->next = f->free_msgs;
-        f->free_msgs = m;
+        deliver(f, m);
     } else {
         fast_switch *s = &f->sw[d->to_switch];
-        int port = s->route[fl->dst];
+        int port = s->route[m->to];
         if (port < 0) { /* unrouted: dropped */
-            m->next = f->free_msgs;
-            f->free_msgs = m;
+            recycle(f, m);
         } else {
             sim_time now = sim_now(f->s);
             commit(f, &s->out[port], m, now + f->fwd, m->prev_end + m->prev_latency + f->fwd);
         }
     }
-    if (first_hop && fl->saturate && up_fast_send(f, m->flow))
+    if (first_hop && fl->saturate && up_fast_send(f, flow))
         abort(); /* out of memory: nothing sensible can continue */
 }
 
@@ -290,6 +329,36 @@ int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint3
         if (up_fast_send(f, idx))
             return -EINVAL;
     return (int)idx;
+}
+
+int up_fast_rr_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload,
+                    uint32_t response, uint32_t header, unsigned depth, unsigned src_segment,
+                    unsigned dst_segment)
+{
+    if (!depth || !dst_segment || dst_segment > UP_SEGMENT_MAX || dst >= f->n_nodes ||
+        !f->node_out[dst])
+        return -EINVAL;
+    int idx = up_fast_flow(f, src, dst, payload, header, 0, src_segment);
+    if (idx < 0)
+        return idx;
+    fast_flow *fl = &f->flows[idx];
+    fl->rr = true;
+    fl->response = up_msg_shape_of(response + header, dst_segment);
+    up_hist_init(&fl->rtt);
+    for (unsigned i = 0; i < depth; i++)
+        if (up_fast_send(f, (unsigned)idx))
+            return -ENOMEM;
+    return idx;
+}
+
+uint64_t up_fast_flow_responses(const up_fast *f, unsigned flow)
+{
+    return flow < f->n_flows ? f->flows[flow].responses : 0;
+}
+
+const up_hist *up_fast_flow_rtt(const up_fast *f, unsigned flow)
+{
+    return flow < f->n_flows && f->flows[flow].rr ? &f->flows[flow].rtt : NULL;
 }
 
 uint64_t up_fast_flow_tx_msgs(const up_fast *f, unsigned flow)

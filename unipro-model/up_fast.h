@@ -7,9 +7,11 @@
 // hop instead of about 1.25 per frame.
 //
 // The AFCs a receiver sends back (one per out_ack_threshold + 1 frames, the DL default,
-// one when an incoming burst pauses and one with the freed credits) take wire time on the other direction: they
+// and one when an incoming burst pauses) take wire time on the other direction: they
 // stretch the next message sent there, or fit in the idle time before it
 // (unipro-model/up_msg_wire.h, shared with gbvp sim --timing message).
+//
+// Flows: saturating, open-loop (up_fast_source.h) and request/response.
 //
 // What it leaves out, by design: NAC traffic, credits and windows (assumed ample),
 // faults, E2EFC, TC1 preemption, frame-level round robin in the switch (outputs serve
@@ -48,6 +50,18 @@ int up_fast_route(up_fast *f, unsigned sw, unsigned node, unsigned port);
  * index. */
 int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint32_t header,
                  unsigned depth, unsigned max_segment);
+
+/* A request/response flow like Greybus loopback: src keeps `depth` requests of
+ * payload+header bytes in flight; dst answers each at once with response+header bytes
+ * (segments: each node's largest). The flow's latency is the requests' one-way latency;
+ * up_fast_flow_rtt() the round trip. Link both nodes first. Returns the flow index, or
+ * -EINVAL / -ENOMEM. */
+int up_fast_rr_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload,
+                    uint32_t response, uint32_t header, unsigned depth, unsigned src_segment,
+                    unsigned dst_segment);
+uint64_t up_fast_flow_responses(const up_fast *f, unsigned flow);
+/* The round trips of an rr flow (request submit to response delivery); NULL otherwise. */
+const up_hist *up_fast_flow_rtt(const up_fast *f, unsigned flow);
 
 uint64_t up_fast_flow_tx_msgs(const up_fast *f, unsigned flow);
 uint64_t up_fast_flow_rx_bytes(const up_fast *f, unsigned flow); /* payload bytes */

@@ -26,8 +26,7 @@ up_msg_shape up_msg_shape_of(uint32_t len, unsigned max_segment)
 void up_msg_wire_init(up_msg_wire *w, const up_phy_cfg *phy, const up_phy_params *pp)
 {
     *w = (up_msg_wire){ .latency = pp->tx_latency + pp->rx_latency, .hold = pp->burst_hold,
-                        .afc_every = up_dl_params_default().out_ack_threshold + 1,
-                        .afc_flush = up_dl_params_default().afc_flush };
+                        .afc_every = up_dl_params_default().out_ack_threshold + 1 };
     up_msg_wire_set_phy(w, phy, pp);
 }
 
@@ -61,25 +60,17 @@ static void send_afc(up_msg_wire *w, sim_time at, uint64_t syms)
 }
 
 /* When the other direction's burst pauses, its receiver (this side) acknowledges at once
- * what it has not yet: an AFC on this direction when the last frame is in, in front of
- * whatever this direction sends next. The receive buffer is freed a moment later (the
- * frame forwarded or delivered), and those credits follow in another AFC after the DL's
- * flush delay: in front of a message committed after that, else among its frames. (The
- * frame-level DL does both; they matter for request and response traffic, most on slow
- * PWM links.) Applied when this direction next sends at `start` (committed at `now`), if
- * the other one was idle by then. */
-static void pause_ack(up_msg_wire *w, sim_time now, sim_time start)
+ * what it has not yet, with the credits it has freed: an AFC on this direction when the
+ * last frame is in, in front of whatever this direction sends next (the frame-level DL
+ * does so; it matters for request and response traffic, most on slow PWM links). Applied
+ * when this direction next sends at `start`, if the other one was idle by then. */
+static void pause_ack(up_msg_wire *w, sim_time start)
 {
     up_msg_wire *f = w->rev;
     if (!f || !f->unacked || f->busy_until + f->latency > start)
         return;
-    sim_time in = f->busy_until + f->latency;
     f->unacked = 0;
-    send_afc(w, in, UP_AFC_SYMS);
-    if (now >= in + w->afc_flush)
-        send_afc(w, in + w->afc_flush, UP_AFC_SYMS);
-    else
-        w->afc_syms += UP_AFC_SYMS;
+    send_afc(w, f->busy_until + f->latency, UP_AFC_SYMS);
 }
 
 up_msg_times up_msg_wire_send(up_msg_wire *w, const up_msg_shape *m, sim_time now,
@@ -88,7 +79,7 @@ up_msg_times up_msg_wire_send(up_msg_wire *w, const up_msg_shape *m, sim_time no
     sim_time start = now > w->busy_until ? now : w->busy_until;
     if (not_before > start)
         start = not_before;
-    pause_ack(w, now, start);
+    pause_ack(w, start);
     if (w->busy_until > start)
         start = w->busy_until;
     sim_time open = (!w->burst_ever || start > w->busy_until + w->hold) ? w->open : 0;

@@ -2,8 +2,8 @@
 // One direction of a link at message level: a server that sends a message's frames back to
 // back, with the frame-level model's PHY arithmetic (symbols over the lanes, 8b10b, burst
 // opening after idle, PHY latency) and the AFCs the receiver returns on the other direction
-// (one per DL out_ack_threshold + 1 frames, one when an incoming burst pauses, one with
-// the freed credits after the DL's flush delay), which take wire time there. Both message-level
+// (one per DL out_ack_threshold + 1 frames, and one when an incoming burst pauses), which
+// take wire time there. Both message-level
 // models use it: up_fast (gbvp model --fast, the bench) and the switch transit of
 // `gbvp sim --timing message`. Pure arithmetic on the caller's clock: no events.
 #ifndef GBVP_UNIPRO_UP_MSG_WIRE_H
@@ -32,7 +32,6 @@ typedef struct up_msg_wire {
     bool burst_ever;          /* false: the next message opens a burst whatever the time */
     struct up_msg_wire *rev;  /* the other direction of the same link, or NULL */
     unsigned afc_every;       /* frames per AFC */
-    sim_time afc_flush;       /* freed credits go out at the latest this long after */
     unsigned unacked;         /* frames received over this direction, not yet acknowledged */
     uint64_t afc_syms;        /* AFC symbols this direction owes the other one's receiver */
 } up_msg_wire;

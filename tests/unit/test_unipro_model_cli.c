@@ -128,7 +128,9 @@ static void test_model_cli_flags_and_bad_arguments(void)
 }
 
 /* Field `key` (a number) of flow `flow` in the model's JSON statistics; -1 when absent. */
-static double flow_field(model *m, unsigned flow, const char *key)
+/* A number of flow `flow` in the model's JSON: `key` of the flow, or with `within` set
+ * the key of that object of the flow (e.g. "rtt_ps"); -1 when missing. */
+static double flow_field_in(model *m, unsigned flow, const char *within, const char *key)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -139,11 +141,22 @@ static double flow_field(model *m, unsigned flow, const char *key)
     for (unsigned i = 0; p && i <= flow; i++)
         p = strstr(p + 1, "{\"from\"");
     char *end = p ? strchr(p, '\n') : NULL, pat[40];
+    if (p && within) {
+        snprintf(pat, sizeof pat, "\"%s\": ", within);
+        p = strstr(p, pat);
+        if (end && p > end)
+            p = NULL;
+    }
     snprintf(pat, sizeof pat, "\"%s\": ", key);
     char *v = p ? strstr(p, pat) : NULL;
     double out = v && (!end || v < end) ? strtod(v + strlen(pat), NULL) : -1;
     free(buf);
     return out;
+}
+
+static double flow_field(model *m, unsigned flow, const char *key)
+{
+    return flow_field_in(m, flow, NULL, key);
 }
 
 /* The model of `text` after a run at the frame level or (fast) the message level; the
@@ -304,13 +317,52 @@ static void test_model_fast_mode_runs_open_loop_flows_like_frame_level(void)
                 fprintf(stderr, "\n    flow %u %s: frame level %g, message level %g\n", fl,
                         keys[k], a, b);
         }
-    expect_fast_refused("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=rr\n",
-                        ":4: --fast does not model request/response (rr) flows");
+}
+
+/* Request/response flows (Greybus loopback's pattern) give the frame level's figures at the
+ * message level: each acknowledgement of a paused burst goes out in front of the answer.
+ * A slow PWM-G2 node behind the switch (where AFCs take microseconds) and a fast pair with
+ * two requests in flight. */
+static void test_model_fast_mode_runs_request_response_like_frame_level(void)
+{
+    const char *text = "switch S ports=4\nnode A dev=2\nnode B dev=3\nnode C dev=4\n"
+                       "node D dev=5\nlink A S:0 gear=HS-G1B\nlink B S:1 gear=PWM-G2 lanes=1\n"
+                       "link C S:2\nlink D S:3\n"
+                       "traffic A B kind=rr size=64 depth=1 e2efc=off\n"
+                       "traffic C D kind=rr size=1024 response=16 depth=2 e2efc=off\n"
+                       "run 2ms\n";
+    static const char *const keys[] = { "sent", "received", "goodput_bps", "p50", "mean" };
+    static const char *const rtt_keys[] = { "count", "p50", "max" };
+    double v[2][2][8];
+    for (int fast = 0; fast < 2; fast++) {
+        model *m = run_text(text, fast);
+        for (unsigned fl = 0; fl < 2; fl++) {
+            for (unsigned k = 0; k < 5; k++)
+                v[fast][fl][k] = flow_field(m, fl, keys[k]);
+            for (unsigned k = 0; k < 3; k++)
+                v[fast][fl][5 + k] = flow_field_in(m, fl, "rtt_ps", rtt_keys[k]);
+        }
+        model_free(m);
+    }
+    CU_ASSERT(v[0][0][5] > 10);   /* round trips of about 131 us for 2 ms */
+    CU_ASSERT(v[0][1][5] > 2000); /* about 1.85 us each, two at a time */
+    for (unsigned fl = 0; fl < 2; fl++)
+        for (unsigned k = 0; k < 8; k++) {
+            double a = v[0][fl][k], b = v[1][fl][k];
+            bool ok = a >= 0 && fabs(a - b) <= 0.005 * a + (k == 2 ? 0 : 1);
+            CU_ASSERT(ok);
+            if (!ok)
+                fprintf(stderr, "\n    flow %u %s: frame level %g, message level %g\n", fl,
+                        k < 5 ? keys[k] : rtt_keys[k - 5], a, b);
+        }
+    expect_fast_refused("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=rr count=5\n",
+                        ":4: --fast runs saturating and rr flows without count, start or stop");
 }
 
 static const unit_test tests[] = {
     UNIT_TEST(test_model_fast_mode_agrees_with_frame_level),
     UNIT_TEST(test_model_fast_mode_runs_open_loop_flows_like_frame_level),
+    UNIT_TEST(test_model_fast_mode_runs_request_response_like_frame_level),
     UNIT_TEST(test_model_errors_name_the_line),
     UNIT_TEST(test_model_runs_a_switched_network_and_exports_statistics),
     UNIT_TEST(test_model_cli_flags_and_bad_arguments),

@@ -91,9 +91,7 @@ static void test_afcs_owed_stretch_the_next_message_on_the_other_direction(void)
 static void test_a_paused_burst_is_acknowledged_before_the_reply(void)
 {
     /* at PWM-G1 an AFC takes microseconds: a reply sent when the request is in waits for
-     * the acknowledgement of the request, which opened the burst, and the AFC returning
-     * the request's credits (due after the DL's flush delay) takes its place among the
-     * reply's frames */
+     * the acknowledgement of the request, which opened the burst */
     up_phy_cfg c = { UP_PHY_PWM, 1, 0, 1 };
     up_phy_params pp = up_phy_params_default();
     up_msg_wire a, b;
@@ -107,18 +105,18 @@ static void test_a_paused_burst_is_acknowledged_before_the_reply(void)
     up_msg_times tp = up_msg_wire_send(&b, &resp, tr.delivered, 0, 0);
     sim_time afc_end = tr.delivered + open + afc;
     CU_ASSERT_EQUAL(tp.first_in, afc_end + syms(&c, resp.first_syms) + lat);
-    CU_ASSERT_EQUAL(tp.end, afc_end + syms(&c, resp.syms + UP_AFC_SYMS));
-    /* the same for the next request */
+    CU_ASSERT_EQUAL(tp.end, afc_end + syms(&c, resp.syms));
+    /* the response's frame is acknowledged in turn before the next request */
     up_msg_times tr2 = up_msg_wire_send(&a, &req, tp.delivered, 0, 0);
-    CU_ASSERT_EQUAL(tr2.end, tp.delivered + open + afc + syms(&c, req.syms + UP_AFC_SYMS));
-    /* a reply committed after the flush delay: both AFCs go in front of it */
-    sim_time flush = up_dl_params_default().afc_flush, at = tr2.delivered + flush;
-    CU_ASSERT(open + afc > flush); /* so the second AFC follows the first at once */
-    up_msg_times tp2 = up_msg_wire_send(&b, &resp, at, 0, 0);
-    CU_ASSERT_EQUAL(tp2.end, tr2.delivered + open + afc + afc + syms(&c, resp.syms));
-    /* nothing owed any more: a request long after goes at once, in a new burst */
-    sim_time late = tp2.delivered + SIM_MS(1);
-    CU_ASSERT_EQUAL(up_msg_wire_send(&a, &req, late, 0, 0).end, late + open + syms(&c, req.syms));
+    CU_ASSERT_EQUAL(tr2.end, tp.delivered + open + afc + syms(&c, req.syms));
+    /* a reply long after: the AFC went out on its own, the reply opens a new burst */
+    sim_time late = tr2.delivered + SIM_MS(1);
+    up_msg_times tp2 = up_msg_wire_send(&b, &resp, late, 0, 0);
+    CU_ASSERT_EQUAL(tp2.end, late + open + syms(&c, resp.syms));
+    /* nothing owed any more */
+    sim_time later = tp2.delivered + SIM_MS(1);
+    CU_ASSERT_EQUAL(up_msg_wire_send(&b, &resp, later, 0, 0).end,
+                    later + open + syms(&c, resp.syms));
 }
 
 static void test_a_relayed_message_waits_for_its_last_frame(void)
