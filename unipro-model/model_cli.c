@@ -20,7 +20,7 @@ static void usage(FILE *out)
             "  --series FILE     write switch queue depth over time as CSV\n"
             "  --quiet           no text summary\n"
             "  --fast            message-level mode: much faster; saturate, cbr, poisson\n"
-            "                    and rr flows, no faults\n"
+            "                    and rr flows with e2efc=off, no faults\n"
             "flags without FILE:\n"
             "  --gear G          HS-G1A..HS-G4B or PWM-G1..PWM-G7 (default HS-G3B)\n"
             "  --lanes N         1..4 (default 2)\n"

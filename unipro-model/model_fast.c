@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `gbvp model --fast`: the described network on the message-level mode (up_fast.h). Only
 // what that mode models is accepted: saturating, constant-rate, Poisson and
-// request/response flows, nodes on
-// links to a node or to a switch port, no faults, one switch forwarding latency. Anything
-// else is refused with the line of the statement at fault.
+// request/response flows without end-to-end flow control, nodes on links to a node or to
+// a switch port, no faults, one switch forwarding latency. Anything else is refused with
+// the line of the statement at fault.
 #include <errno.h>
 #include <inttypes.h>
 
@@ -33,6 +33,10 @@ static int check(const model *m, char *err, size_t len)
             return model_fail(err, len,
                               "%s: --fast runs saturating and rr flows without count, start or "
                               "stop", m->flows[i].where);
+        if (m->flows[i].e2efc)
+            return model_fail(err, len,
+                              "%s: --fast does not model end-to-end flow control (add "
+                              "e2efc=off)", m->flows[i].where);
     }
     return 0;
 }

@@ -357,6 +357,8 @@ static void test_model_fast_mode_runs_request_response_like_frame_level(void)
         }
     expect_fast_refused("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=rr count=5\n",
                         ":4: --fast runs saturating and rr flows without count, start or stop");
+    expect_fast_refused("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=rr\n",
+                        ":4: --fast does not model end-to-end flow control (add e2efc=off)");
 }
 
 static const unit_test tests[] = {
