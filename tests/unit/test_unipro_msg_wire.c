@@ -15,6 +15,15 @@ static up_phy_cfg hs_g3b_x2(void)
     return (up_phy_cfg){ UP_PHY_HS, 3, UP_SERIES_B, 2 };
 }
 
+/* An idle direction in mode c with the default PHY parameters (pair it after the copy). */
+static up_msg_wire idle_wire(const up_phy_cfg *c)
+{
+    up_phy_params pp = up_phy_params_default();
+    up_msg_wire w;
+    up_msg_wire_init(&w, c, &pp);
+    return w;
+}
+
 static sim_time syms(const up_phy_cfg *c, uint64_t n)
 {
     return up_phy_symbols_time(up_phy_symbol_ps_fp16(c), n);
@@ -43,8 +52,7 @@ static void test_idle_wire_opens_a_burst_and_back_to_back_messages_do_not(void)
 {
     up_phy_cfg c = hs_g3b_x2();
     up_phy_params pp = up_phy_params_default();
-    up_msg_wire w;
-    up_msg_wire_init(&w, &c, &pp);
+    up_msg_wire w = idle_wire(&c);
     up_msg_shape m = up_msg_shape_of(1000, UP_SEGMENT_MAX);
     sim_time open = up_phy_burst_open_time(&c, &pp), lat = pp.tx_latency + pp.rx_latency;
     up_msg_times t = up_msg_wire_send(&w, &m, 1000, 0, 0);
@@ -70,10 +78,7 @@ static void test_idle_wire_opens_a_burst_and_back_to_back_messages_do_not(void)
 static void test_afcs_owed_stretch_the_next_message_on_the_other_direction(void)
 {
     up_phy_cfg c = hs_g3b_x2();
-    up_phy_params pp = up_phy_params_default();
-    up_msg_wire a, b;
-    up_msg_wire_init(&a, &c, &pp);
-    up_msg_wire_init(&b, &c, &pp);
+    up_msg_wire a = idle_wire(&c), b = idle_wire(&c);
     up_msg_wire_pair(&a, &b);
     up_msg_shape big = up_msg_shape_of(20 * UP_SEGMENT_MAX, UP_SEGMENT_MAX); /* 20 frames */
     up_msg_shape one = up_msg_shape_of(8, UP_SEGMENT_MAX);
@@ -94,9 +99,7 @@ static void test_a_paused_burst_is_acknowledged_before_the_reply(void)
      * the acknowledgement of the request, which opened the burst */
     up_phy_cfg c = { UP_PHY_PWM, 1, 0, 1 };
     up_phy_params pp = up_phy_params_default();
-    up_msg_wire a, b;
-    up_msg_wire_init(&a, &c, &pp);
-    up_msg_wire_init(&b, &c, &pp);
+    up_msg_wire a = idle_wire(&c), b = idle_wire(&c);
     up_msg_wire_pair(&a, &b);
     up_msg_shape req = up_msg_shape_of(8, UP_SEGMENT_MAX), resp = up_msg_shape_of(10, UP_SEGMENT_MAX);
     sim_time open = up_phy_burst_open_time(&c, &pp), lat = pp.tx_latency + pp.rx_latency;
@@ -123,14 +126,13 @@ static void test_a_relayed_message_waits_for_its_last_frame(void)
 {
     up_phy_cfg c = hs_g3b_x2();
     up_phy_params pp = up_phy_params_default();
-    up_msg_wire w;
-    up_msg_wire_init(&w, &c, &pp);
+    up_msg_wire w = idle_wire(&c);
     up_msg_shape m = up_msg_shape_of(2048, UP_SEGMENT_MAX);
     sim_time floor = SIM_US(40);
     up_msg_times t = up_msg_wire_send(&w, &m, 0, 0, floor);
     CU_ASSERT_EQUAL(t.end, floor + syms(&c, m.last_syms));
     /* a floor the wire would meet anyway changes nothing */
-    up_msg_wire_init(&w, &c, &pp);
+    w = idle_wire(&c);
     t = up_msg_wire_send(&w, &m, 0, 0, 1);
     CU_ASSERT_EQUAL(t.end, up_phy_burst_open_time(&c, &pp) + syms(&c, m.syms));
 }
@@ -139,8 +141,7 @@ static void test_a_pause_delays_the_wire_and_a_new_mode_changes_its_rate(void)
 {
     up_phy_cfg c = hs_g3b_x2(), slow = { UP_PHY_HS, 1, UP_SERIES_A, 1 };
     up_phy_params pp = up_phy_params_default();
-    up_msg_wire w;
-    up_msg_wire_init(&w, &c, &pp);
+    up_msg_wire w = idle_wire(&c);
     up_msg_shape m = up_msg_shape_of(256, UP_SEGMENT_MAX);
     up_msg_times t = up_msg_wire_send(&w, &m, 0, 0, 0);
     /* paused while still sending: the pause counts from the end of the message */
