@@ -38,6 +38,7 @@ typedef struct fast_flow {
     uint64_t seq;               /* messages sent */
     sim_time *last_start;       /* ring of `handed`: when each message's last frame starts */
     uint32_t payload, header, segment;
+    up_msg_shape shape;         /* every message's frames */
     uint64_t tx_msgs, rx_bytes, rx_msgs;
     bool saturate;
     up_hist latency;
@@ -199,7 +200,7 @@ static fast_msg *new_msg(up_fast *f, unsigned flow)
     }
     fast_flow *fl = &f->flows[flow];
     *m = (fast_msg){ .all = all, .owner = f, .flow = flow, .to = fl->dst,
-                     .shape = up_msg_shape_of(fl->payload + fl->header, fl->segment),
+                     .shape = fl->shape,
                      .t_submit = sim_now(f->s) };
     return m;
 }
@@ -303,6 +304,7 @@ int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint3
     fast_flow *fl = &f->flows[f->n_flows];
     *fl = (fast_flow){ .src = src, .dst = dst, .depth = depth, .handed = depth,
                        .payload = payload, .header = header, .segment = max_segment,
+                       .shape = up_msg_shape_of(payload + header, max_segment),
                        .saturate = depth > 0 };
     if (depth && !(fl->last_start = calloc(depth, sizeof *fl->last_start)))
         return -ENOMEM;
