@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sim/link_fault.h"
 #include "sim/scheduler.h"
 #include "switch-model/slot_vm.h"
 #include "switch-model/svc.h"
@@ -25,16 +26,7 @@
 #define SIM_CONTROL_MAX_PENDING (1u << 20) /* a client reading slower than this is dropped */
 
 /* What the control socket drives. Optional operations may be NULL. */
-/* A link fault (the `fault` command): only the fields with set_* change. */
 struct sim_scenario_link; /* sim/scenario.h */
-
-typedef struct sim_control_fault {
-    bool set_ber, set_drop, set_down;
-    double ber, drop;
-    bool down;
-    sim_time delay;    /* apply this much simulated time from now (0: at once) */
-    sim_time down_for; /* with down: the link comes up again this long after going down */
-} sim_control_fault;
 
 typedef struct sim_control_backend {
     const char *name;                 /* e.g. "gbvp sim", "test-ap" */
@@ -52,11 +44,11 @@ typedef struct sim_control_backend {
                    size_t len);
     /* Optional (a simulator running the frame-level UniPro timing model): the link of the
      * interface in `slot`: a power mode change (gear "HS-G2B", "PWM-G3" ...; series "A"/"B";
-     * lanes "1"/"2"; NULL = keep), and faults (see sim_control_fault). 0 or a negative
+     * lanes "1"/"2"; NULL = keep), and faults (see sim_link_fault). 0 or a negative
      * errno with the reason in err. */
     int (*link_set)(void *ctx, unsigned slot, const char *gear, const char *series,
                     const char *lanes, char *err, size_t errlen);
-    int (*link_fault)(void *ctx, unsigned slot, const struct sim_control_fault *f, char *err,
+    int (*link_fault)(void *ctx, unsigned slot, const sim_link_fault *f, char *err,
                       size_t errlen);
     /* Optional, with link_set: the link as it is now (sim/scenario.h). */
     int (*link_info)(void *ctx, unsigned slot, struct sim_scenario_link *out, char *err,

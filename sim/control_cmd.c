@@ -511,7 +511,7 @@ static bool cmd_fault(req *r)
     if (!r->c->b.link_fault)
         return no_link_model(r);
     unsigned slot;
-    sim_control_fault f = { 0 };
+    sim_link_fault f = { 0 };
     if (!get_link_slot(r, &slot) || !opt_number(r, "ber", &f.set_ber, &f.ber) ||
         !opt_number(r, "drop", &f.set_drop, &f.drop) || !opt_ms(r, "delay", &f.delay) ||
         !opt_ms(r, "down_for", &f.down_for))

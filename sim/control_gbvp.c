@@ -68,13 +68,10 @@ static int a_link_info(void *ctx, unsigned slot, sim_scenario_link *out, char *e
     return sim_gbvp_link_report(((gbvp_adapter *)ctx)->s, slot, out, err, errlen);
 }
 
-static int a_link_fault(void *ctx, unsigned slot, const sim_control_fault *f, char *err,
+static int a_link_fault(void *ctx, unsigned slot, const sim_link_fault *f, char *err,
                         size_t errlen)
 {
-    sim_net_fault nf = { .set_ber = f->set_ber, .set_drop = f->set_drop,
-                         .set_down = f->set_down, .ber = f->ber, .drop = f->drop,
-                         .down = f->down, .delay = f->delay, .down_for = f->down_for };
-    return sim_gbvp_link_fault(((gbvp_adapter *)ctx)->s, slot, &nf, err, errlen);
+    return sim_gbvp_link_fault(((gbvp_adapter *)ctx)->s, slot, f, err, errlen);
 }
 
 sim_control *sim_control_new_gbvp(const char *path, sim_gbvp *s, const sim_time *now,

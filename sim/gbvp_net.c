@@ -30,7 +30,7 @@ typedef struct dir_acc {
 typedef struct timed_fault {
     struct sim_net *n;
     unsigned port;
-    sim_net_fault f;  /* applied at once when due */
+    sim_link_fault f;  /* applied at once when due */
     sim_event ev;     /* .id 0: the entry is free */
 } timed_fault;
 
@@ -298,7 +298,7 @@ int sim_net_link_set(sim_net *n, unsigned port, const up_phy_cfg *phy, char *err
     return rc;
 }
 
-static int check_fault(const sim_net_fault *f, char *err, size_t errlen)
+static int check_fault(const sim_link_fault *f, char *err, size_t errlen)
 {
     if (f->set_ber && !(f->ber >= 0 && f->ber < 1e-2)) {
         snprintf(err, errlen, "bit error rate %g outside [0, 0.01)", f->ber);
@@ -315,7 +315,7 @@ static int check_fault(const sim_net_fault *f, char *err, size_t errlen)
     return 0;
 }
 
-static void apply_fault(up_link *l, const sim_net_fault *f)
+static void apply_fault(up_link *l, const sim_link_fault *f)
 {
     up_fault_cfg fc = up_link_get_cfg(l)->faults;
     if (f->set_ber)
@@ -337,7 +337,7 @@ static void timed_fault_due(void *ctx)
         apply_fault(l, &t->f);
 }
 
-static int schedule_fault(sim_net *n, unsigned port, const sim_net_fault *f, sim_time delay)
+static int schedule_fault(sim_net *n, unsigned port, const sim_link_fault *f, sim_time delay)
 {
     for (unsigned i = 0; i < SIM_NET_TIMED_FAULTS; i++) {
         timed_fault *t = &n->timed[i];
@@ -349,7 +349,7 @@ static int schedule_fault(sim_net *n, unsigned port, const sim_net_fault *f, sim
     return -ENOSPC;
 }
 
-int sim_net_link_fault(sim_net *n, unsigned port, const sim_net_fault *f, char *err,
+int sim_net_link_fault(sim_net *n, unsigned port, const sim_link_fault *f, char *err,
                        size_t errlen)
 {
     up_link *l = control_link(n, port, err, errlen);
@@ -370,7 +370,7 @@ int sim_net_link_fault(sim_net *n, unsigned port, const sim_net_fault *f, char *
     else if (schedule_fault(n, port, f, f->delay))
         return -ENOMEM;
     if (f->down_for) {
-        sim_net_fault up = { .set_down = true, .down = false };
+        sim_link_fault up = { .set_down = true, .down = false };
         if (schedule_fault(n, port, &up, f->delay + f->down_for))
             return -ENOMEM;
     }

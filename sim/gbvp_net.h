@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sim/link_fault.h"
 #include "sim/scheduler.h"
 #include "switch-model/svc.h"
 #include "unipro-model/up_phy.h"
@@ -79,17 +80,10 @@ uint64_t sim_net_replays(const sim_net *n);
  * once the port first carried traffic). 0, or -errno with the reason in err. */
 int sim_net_link_set(sim_net *n, unsigned port, const up_phy_cfg *phy, char *err,
                      size_t errlen);
-typedef struct sim_net_fault {
-    bool set_ber, set_drop, set_down;
-    double ber, drop; /* [0, 0.01) / [0, 1) */
-    bool down;        /* link down (frames on the wire lost) or up again (start-up, replay) */
-    sim_time delay;   /* apply this much simulated time from now (0: at once) */
-    sim_time down_for; /* with down: the link comes up again this long after going down */
-} sim_net_fault;
 /* Checks everything now and applies the fault at once or, with delay / down_for, as
  * events on the network's scheduler (at most SIM_NET_TIMED_FAULTS pending). */
 #define SIM_NET_TIMED_FAULTS 16
-int sim_net_link_fault(sim_net *n, unsigned port, const sim_net_fault *f, char *err,
+int sim_net_link_fault(sim_net *n, unsigned port, const sim_link_fault *f, char *err,
                        size_t errlen);
 /* The link of a switch port with its counters (both directions summed). false when the
  * port has no frame-level link (yet). */
@@ -109,7 +103,7 @@ sim_net *sim_gbvp_net(struct sim_gbvp *s);
  * err when timing is off, -EINVAL for a bad slot. */
 int sim_gbvp_link_set(struct sim_gbvp *s, unsigned slot, const up_phy_cfg *phy, char *err,
                       size_t errlen);
-int sim_gbvp_link_fault(struct sim_gbvp *s, unsigned slot, const sim_net_fault *f, char *err,
+int sim_gbvp_link_fault(struct sim_gbvp *s, unsigned slot, const sim_link_fault *f, char *err,
                         size_t errlen);
 int sim_gbvp_link_info(struct sim_gbvp *s, unsigned slot, sim_net_link_info *out, char *err,
                        size_t errlen);

@@ -702,7 +702,7 @@ int sim_gbvp_link_set(sim_gbvp *s, unsigned slot, const up_phy_cfg *phy, char *e
     return port < 0 ? port : sim_net_link_set(s->net, (unsigned)port, phy, err, errlen);
 }
 
-int sim_gbvp_link_fault(sim_gbvp *s, unsigned slot, const sim_net_fault *f, char *err,
+int sim_gbvp_link_fault(sim_gbvp *s, unsigned slot, const sim_link_fault *f, char *err,
                         size_t errlen)
 {
     int port = slot_port(s, slot, err, errlen);

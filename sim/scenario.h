@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sim/link_fault.h"
 #include "sim/scheduler.h"
 #include "switch-model/slot_vm.h"
 #include "switch-model/svc.h"
@@ -31,14 +32,6 @@ typedef struct sim_scenario_intf {
     unsigned bundles, bound_bundles, connections;
 } sim_scenario_intf;
 
-/* A fault on a modelled UniPro link (gbvp.fault); only the fields with set_* change. */
-typedef struct sim_scenario_fault {
-    bool set_ber, set_drop, set_down;
-    double ber, drop;
-    bool down;
-    sim_time delay;   /* applied this much simulated time from now (0: at once) */
-    sim_time down_for; /* with down: the link comes up again this long after going down */
-} sim_scenario_fault;
 
 /* A modelled UniPro link as it is now (gbvp.link_stats), both directions summed. */
 typedef struct sim_scenario_link {
@@ -93,7 +86,7 @@ typedef struct sim_scenario_target {
      * errno with the reason in err. */
     int (*link_set)(void *ctx, unsigned slot, const char *gear, const char *series,
                     const char *lanes, char *err, size_t errlen);
-    int (*link_fault)(void *ctx, unsigned slot, const sim_scenario_fault *f, char *err,
+    int (*link_fault)(void *ctx, unsigned slot, const sim_link_fault *f, char *err,
                       size_t errlen);
     int (*link_info)(void *ctx, unsigned slot, sim_scenario_link *out, char *err,
                      size_t errlen);

@@ -780,7 +780,7 @@ static int l_fault(lua_State *L)
     sim_scenario *sc = SC(L);
     static const char *const keys[] = { "ber", "drop", "down", "delay", "down_for", NULL };
     unsigned slot = link_args(L, (const void *)sc->t.link_fault, "gbvp.fault", keys);
-    sim_scenario_fault f = { 0 };
+    sim_link_fault f = { 0 };
     f.set_ber = field_number(L, 2, "ber", &f.ber);
     f.set_drop = field_number(L, 2, "drop", &f.drop);
     lua_getfield(L, 2, "down");

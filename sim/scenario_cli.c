@@ -111,14 +111,11 @@ static int a_link_set(void *ctx, unsigned slot, const char *gear, const char *se
     return rc;
 }
 
-static int a_link_fault(void *ctx, unsigned slot, const sim_control_fault *f, char *err,
+static int a_link_fault(void *ctx, unsigned slot, const sim_link_fault *f, char *err,
                         size_t errlen)
 {
     ctl_adapter *a = ctx;
-    sim_scenario_fault sf = { .set_ber = f->set_ber, .set_drop = f->set_drop,
-                              .set_down = f->set_down, .ber = f->ber, .drop = f->drop,
-                              .down = f->down, .delay = f->delay, .down_for = f->down_for };
-    return a->t->link_fault(a->t->ctx, slot, &sf, err, errlen);
+    return a->t->link_fault(a->t->ctx, slot, f, err, errlen);
 }
 
 static int a_link_info(void *ctx, unsigned slot, sim_scenario_link *out, char *err,

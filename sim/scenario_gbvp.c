@@ -320,14 +320,11 @@ static int t_link_set(void *ctx, unsigned slot, const char *gear, const char *se
     return sim_gbvp_link_set(g->sim, slot, &c, err, errlen);
 }
 
-static int t_link_fault(void *ctx, unsigned slot, const sim_scenario_fault *f, char *err,
+static int t_link_fault(void *ctx, unsigned slot, const sim_link_fault *f, char *err,
                         size_t errlen)
 {
     sim_scenario_gbvp *g = ctx;
-    sim_net_fault nf = { .set_ber = f->set_ber, .set_drop = f->set_drop,
-                         .set_down = f->set_down, .ber = f->ber, .drop = f->drop,
-                         .down = f->down, .delay = f->delay, .down_for = f->down_for };
-    return sim_gbvp_link_fault(g->sim, slot, &nf, err, errlen);
+    return sim_gbvp_link_fault(g->sim, slot, f, err, errlen);
 }
 
 static int t_link_info(void *ctx, unsigned slot, sim_scenario_link *out, char *err,
