@@ -9,7 +9,7 @@ $(eval $(call library,sim_scenario,$(SCENARIO_SRCS)))
 GBVP_SRCS += sim/scenario_cli.c sim/test_cli.c sim/ctl_cli.c sim/control_gbvp.c sim/scenario_gbvp.c
 GBVP_LIBS += $(LIB_sim_scenario) $(B)/lib/libtest_ap.a
 
-$(eval $(call unit_test,test_scenario,tests/unit/test_scenario.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libsim_agent.a))
+$(eval $(call unit_test,test_scenario,tests/unit/test_scenario.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libsim_agent.a $(LIB_sim_kernel)))
 
 # Every scenario in scenarios/ against the simulator with the test AP (no QEMU), then the
 # deliberately broken one, which must fail and name its line.

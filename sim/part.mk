@@ -5,7 +5,7 @@ GBVP_SRCS += sim/main.c
 GBVP_SRCS += sim/cli_opts.c sim/stop_signal.c
 
 # The event kernel (sim/kernel.h): its library, unit test and benchmark.
-$(eval $(call library,sim_kernel,sim/kernel.c))
+$(eval $(call library,sim_kernel,sim/kernel.c sim/rng.c))
 GBVP_LIBS += $(LIB_sim_kernel)
 $(eval $(call unit_test,test_kernel,tests/unit/test_kernel.c,$(LIB_sim_kernel)))
 $(eval $(call bench,bench_kernel,tests/bench/bench_kernel.c,$(LIB_sim_kernel)))

@@ -58,30 +58,9 @@ static void *sc_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return realloc(ptr, nsize);
 }
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
 uint64_t sc_random_u64(sim_scenario *sc)
 {
-    uint64_t *s = sc->rng;
-    uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return r;
+    return sim_rng_next(&sc->rng);
 }
 
 void sc_emit(sim_scenario *sc, sim_scenario_event ev, unsigned slot, const char *text)
@@ -211,9 +190,7 @@ sim_scenario *sim_scenario_new(const sim_scenario_config *cfg, const sim_scenari
     sc->t = *t;
     sc->tap = cfg->tap ? cfg->tap : stdout;
     sc->step_hook_ref = LUA_NOREF;
-    uint64_t x = cfg->seed;
-    for (int i = 0; i < 4; i++)
-        sc->rng[i] = splitmix64(&x);
+    sim_rng_seed(&sc->rng, cfg->seed);
     sc->L = lua_newstate(sc_alloc, sc);
     if (!sc->L) {
         free(sc);

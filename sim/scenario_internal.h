@@ -7,6 +7,7 @@
 #include <lua.h>
 #include <time.h>
 
+#include "sim/rng.h"
 #include "sim/scenario.h"
 
 typedef struct sc_check {
@@ -27,7 +28,7 @@ struct sim_scenario {
     unsigned passed, failed;
     char *error;          /* script error, "file:line: message" */
     char *first_failure;
-    uint64_t rng[4];      /* xoshiro256** */
+    sim_rng rng;          /* gbvp.random */
     struct timespec deadline;
     bool has_deadline, ran;
     int step_hook_ref;    /* LUA_NOREF or the Lua function of gbvp.on_ap_step */

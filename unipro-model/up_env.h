@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/rng.h"
 #include "sim/scheduler.h"
 
 typedef struct up_env up_env;
@@ -83,13 +84,5 @@ void up_msg_unref(up_env *env, up_msg *m);
 size_t up_env_live_msgs(const up_env *env);
 size_t up_env_live_frames(const up_env *env);
 
-/* A small, fast, seeded generator (splitmix64 seeding xoshiro256**) for faults and traffic. */
-typedef struct up_rng {
-    uint64_t s[4];
-} up_rng;
-void up_rng_seed(up_rng *r, uint64_t seed);
-uint64_t up_rng_next(up_rng *r);
-/* Uniform in (0, 1]. */
-double up_rng_unit(up_rng *r);
 
 #endif

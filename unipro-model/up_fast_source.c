@@ -8,7 +8,7 @@ struct up_fast_source {
     up_fast *f;
     unsigned flow;
     up_traffic_cfg cfg;
-    up_rng rng;
+    sim_rng rng;
     uint64_t sent;
     sim_event timer;
 };
@@ -36,7 +36,7 @@ up_fast_source *up_fast_source_new(const sim_scheduler *s, up_fast *f, unsigned 
     if (!src)
         return NULL;
     *src = (up_fast_source){ .s = s, .f = f, .flow = flow, .cfg = *cfg };
-    up_rng_seed(&src->rng, cfg->seed);
+    sim_rng_seed(&src->rng, cfg->seed);
     if (sim_schedule(s, cfg->start, tick, src, &src->timer)) {
         free(src);
         return NULL;

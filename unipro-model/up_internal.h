@@ -96,7 +96,7 @@ struct up_port {
     int64_t bits_to_error;     /* countdown to the next bit error, INT64_MAX: none */
     double ln_keep;            /* log(1 - ber) */
     double drop;
-    up_rng rng;
+    sim_rng rng;
 
     up_port_stats st;
 };

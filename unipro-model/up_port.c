@@ -141,14 +141,14 @@ sim_time up_port_wire_idle_at(const up_port *p)
 static int64_t draw_error_gap(up_port *p)
 {
     /* bits until the next error: geometric with parameter ber */
-    double g = floor(log(up_rng_unit(&p->rng)) / p->ln_keep);
+    double g = floor(log(sim_rng_unit(&p->rng)) / p->ln_keep);
     return g >= 9e18 ? INT64_MAX : (int64_t)g + 1;
 }
 
 void up_port_reseed(up_port *p)
 {
     const up_link_cfg *c = up_link_get_cfg(p->link);
-    up_rng_seed(&p->rng, c->faults.seed * 2 + p->side + 0x5eed);
+    sim_rng_seed(&p->rng, c->faults.seed * 2 + p->side + 0x5eed);
     up_port_retime(p);
 }
 
@@ -181,7 +181,7 @@ static uint8_t line_faults(up_port *p, unsigned symbols)
                 p->bits_to_error += draw_error_gap(p);
         }
     }
-    if (p->drop > 0 && up_rng_unit(&p->rng) <= p->drop)
+    if (p->drop > 0 && sim_rng_unit(&p->rng) <= p->drop)
         fl |= UP_SLOT_DROPPED;
     return fl;
 }

@@ -13,7 +13,7 @@ struct up_traffic {
     up_node *src, *dst;
     unsigned src_cport, dst_cport;
     uint64_t next_tag, next_rx, next_resp;
-    up_rng rng;
+    sim_rng rng;
     sim_time *req_time;      /* RR: submit time of each request in flight, by tag % depth */
     sim_event timer;
     bool stopped;
@@ -117,12 +117,12 @@ static void tick(void *ctx)
     sim_schedule(t->s, up_traffic_gap(&t->cfg, &t->rng), tick, t, &t->timer);
 }
 
-sim_time up_traffic_gap(const up_traffic_cfg *cfg, up_rng *rng)
+sim_time up_traffic_gap(const up_traffic_cfg *cfg, sim_rng *rng)
 {
     double mean_ps = (double)(cfg->size + cfg->header) * 8.0 / cfg->rate_bps * 1e12;
     double gap = mean_ps;
     if (cfg->kind == UP_TRAFFIC_POISSON)
-        gap = -log(up_rng_unit(rng)) * mean_ps;
+        gap = -log(sim_rng_unit(rng)) * mean_ps;
     sim_time next = (sim_time)(gap + 0.5);
     return next ? next : 1; /* time must advance */
 }
@@ -164,7 +164,7 @@ up_traffic *up_traffic_new(up_env *env, const up_traffic_cfg *cfg, up_node *src,
     t->dst = dst;
     t->src_cport = src_cport;
     t->dst_cport = dst_cport;
-    up_rng_seed(&t->rng, cfg->seed);
+    sim_rng_seed(&t->rng, cfg->seed);
     if (cfg->kind == UP_TRAFFIC_RR && !(t->req_time = calloc(cfg->depth, sizeof(sim_time)))) {
         free(t);
         return NULL;

@@ -44,7 +44,7 @@ int up_traffic_kind_parse(const char *s, up_traffic_kind *out);
  * other). NULL on bad arguments or no memory. */
 /* The gap before the next message of a constant-rate or Poisson source (cfg->rate_bps > 0),
  * at least 1 ps; Poisson gaps are drawn from rng. */
-sim_time up_traffic_gap(const up_traffic_cfg *cfg, up_rng *rng);
+sim_time up_traffic_gap(const up_traffic_cfg *cfg, sim_rng *rng);
 
 up_traffic *up_traffic_new(up_env *env, const up_traffic_cfg *cfg, up_node *src,
                            unsigned src_cport, up_node *dst, unsigned dst_cport);

@@ -35,7 +35,7 @@ $(eval $(call fuzz_lib,switch,$(SWITCH_MODEL_SRCS)))
 $(eval $(call fuzz_lib,unipro,$(UNIPRO_MODEL_SRCS) \
 	$(filter-out unipro-model/model_cli.c,$(UP_MODEL_CLI_SRCS))))
 $(eval $(call fuzz_lib,gblink,$(GBLINK_SRCS)))
-$(eval $(call fuzz_lib,kernel,sim/kernel.c))
+$(eval $(call fuzz_lib,kernel,sim/kernel.c sim/rng.c))
 
 $(eval $(call fuzz_target,fuzz_vm_interface,,$(FUZZ_LIB_vm)))
 $(eval $(call fuzz_target,fuzz_behaviour,,$(FUZZ_LIB_vm)))
