@@ -409,14 +409,22 @@ void svc_intf_power(gb_svc *svc, svc_intf *in, gb_svc_power_event ev)
         in->ops->power(in->self, ev, svc->now);
 }
 
-int gb_svc_intf_mailbox(gb_svc *svc, uint8_t intf_id, uint32_t value, sim_time now)
+/* 0 when an event about interface intf_id may be queued for the AP: -ENOENT without a
+ * module there, -ENOTCONN before the handshake (only an AP past it may hear events). */
+static int intf_event_allowed(gb_svc *svc, uint8_t intf_id, sim_time now)
 {
     svc->now = now;
     svc_intf *in = svc_intf_at(svc, intf_id);
     if (!in || !in->present)
         return -ENOENT;
-    if (svc->hs != SVC_HS_READY)
-        return -ENOTCONN; /* only an AP past the handshake may hear it */
+    return svc->hs == SVC_HS_READY ? 0 : -ENOTCONN;
+}
+
+int gb_svc_intf_mailbox(gb_svc *svc, uint8_t intf_id, uint32_t value, sim_time now)
+{
+    int rc = intf_event_allowed(svc, intf_id, now);
+    if (rc)
+        return rc;
     uint8_t p[GB_SVC_INTF_MAILBOX_EVENT_SIZE];
     p[0] = intf_id;
     gb_put_le16(p + 1, 0);
@@ -427,12 +435,9 @@ int gb_svc_intf_mailbox(gb_svc *svc, uint8_t intf_id, uint32_t value, sim_time n
 
 int gb_svc_intf_oops(gb_svc *svc, uint8_t intf_id, uint8_t reason, sim_time now)
 {
-    svc->now = now;
-    svc_intf *in = svc_intf_at(svc, intf_id);
-    if (!in || !in->present)
-        return -ENOENT;
-    if (svc->hs != SVC_HS_READY)
-        return -ENOTCONN; /* only an AP past the handshake may hear it */
+    int rc = intf_event_allowed(svc, intf_id, now);
+    if (rc)
+        return rc;
     uint8_t p[GB_SVC_INTF_OOPS_SIZE] = { intf_id, reason };
     svc_queue_event(svc, GB_SVC_TYPE_INTF_OOPS, p, sizeof p);
     return 0;
