@@ -44,27 +44,34 @@ static int fail(char *err, size_t len, const char *where, const char *fmt, ...)
     return -EINVAL;
 }
 
-int model_parse_time(const char *s, sim_time *out)
+typedef struct unit_scale {
+    const char *suffix;
+    double scale;
+} unit_scale;
+
+/* A number followed by one of the units' suffixes (compared without case: rates are
+ * written Gb/s or gb/s alike); *out = number x scale. -EINVAL when there is no number,
+ * it is negative, or the suffix is unknown. */
+static int parse_scaled(const char *s, const unit_scale *units, double *out)
 {
     char *end;
     double v = strtod(s, &end);
     if (end == s || !(v >= 0))
         return -EINVAL;
-    double scale;
-    if (!strcmp(end, "ps"))
-        scale = 1;
-    else if (!strcmp(end, "ns"))
-        scale = 1e3;
-    else if (!strcmp(end, "us"))
-        scale = 1e6;
-    else if (!strcmp(end, "ms"))
-        scale = 1e9;
-    else if (!strcmp(end, "s"))
-        scale = 1e12;
-    else
-        return -EINVAL;
-    double ps = v * scale;
-    if (ps > 1.8e19)
+    for (const unit_scale *u = units; u->suffix; u++)
+        if (!strcasecmp(end, u->suffix)) {
+            *out = v * u->scale;
+            return 0;
+        }
+    return -EINVAL;
+}
+
+int model_parse_time(const char *s, sim_time *out)
+{
+    static const unit_scale units[] = { { "ps", 1 }, { "ns", 1e3 }, { "us", 1e6 },
+                                        { "ms", 1e9 }, { "s", 1e12 }, { NULL, 0 } };
+    double ps;
+    if (parse_scaled(s, units, &ps) || ps > 1.8e19)
         return -EINVAL;
     *out = (sim_time)(ps + 0.5);
     return 0;
@@ -74,26 +81,14 @@ int model_parse_time(const char *s, sim_time *out)
 
 int model_parse_rate(const char *s, double *bps)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || !(v > 0))
-        return -EINVAL;
-    double scale;
-    if (!strcasecmp(end, "b/s") || !*end)
-        scale = 1;
-    else if (!strcasecmp(end, "kb/s"))
-        scale = 1e3;
-    else if (!strcasecmp(end, "Mb/s"))
-        scale = 1e6;
-    else if (!strcasecmp(end, "Gb/s"))
-        scale = 1e9;
-    else
-        return -EINVAL;
+    static const unit_scale units[] = { { "b/s", 1 }, { "", 1 }, { "kb/s", 1e3 },
+                                        { "Mb/s", 1e6 }, { "Gb/s", 1e9 }, { NULL, 0 } };
+    double v;
     /* far above any UniPro link (HS-G3 x2 ~ 11.6 Gb/s); beyond it a cbr or poisson
      * flow's gap rounds to 0 ps and the run never advances */
-    if (v * scale > MODEL_RATE_MAX)
+    if (parse_scaled(s, units, &v) || !(v > 0) || v > MODEL_RATE_MAX)
         return -EINVAL;
-    *bps = v * scale;
+    *bps = v;
     return 0;
 }
 
