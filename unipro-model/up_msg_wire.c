@@ -48,13 +48,13 @@ void up_msg_wire_pause(up_msg_wire *w, sim_time now, sim_time pause)
     w->burst_ever = false;
 }
 
-/* An AFC of `syms` symbols (with whatever else is owed) on w from `at` or when w is free. */
-static void send_afc(up_msg_wire *w, sim_time at, uint64_t syms)
+/* An AFC (with any others owed) on w from `at` or when w is free. */
+static void send_afc(up_msg_wire *w, sim_time at)
 {
     if (at < w->busy_until)
         at = w->busy_until;
     sim_time open = (!w->burst_ever || at > w->busy_until + w->hold) ? w->open : 0;
-    w->busy_until = at + open + up_phy_symbols_time(w->sym_fp, syms + w->afc_syms);
+    w->busy_until = at + open + up_phy_symbols_time(w->sym_fp, UP_AFC_SYMS + w->afc_syms);
     w->burst_ever = true;
     w->afc_syms = 0;
 }
@@ -70,7 +70,7 @@ static void pause_ack(up_msg_wire *w, sim_time start)
     if (!f || !f->unacked || f->busy_until + f->latency > start)
         return;
     f->unacked = 0;
-    send_afc(w, f->busy_until + f->latency, UP_AFC_SYMS);
+    send_afc(w, f->busy_until + f->latency);
 }
 
 up_msg_times up_msg_wire_send(up_msg_wire *w, const up_msg_shape *m, sim_time now,
