@@ -347,9 +347,11 @@ int up_fast_rr_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload,
     fl->rr = true;
     fl->response = up_msg_shape_of(response + header, dst_segment);
     up_hist_init(&fl->rtt);
-    for (unsigned i = 0; i < depth; i++)
-        if (up_fast_send(f, (unsigned)idx))
-            return -ENOMEM;
+    for (unsigned i = 0; i < depth; i++) {
+        int rc = up_fast_send(f, (unsigned)idx);
+        if (rc)
+            return rc;
+    }
     return idx;
 }
 
