@@ -56,12 +56,22 @@ static int run(sim_scenario_gbvp *g, const char *code, char *err, size_t len)
     "  return tonumber(gbvp.cmd(slot, 'loopback stats'):match('transfers (%d+)'))\n" \
     "end\n"
 
-static void test_bit_errors_during_traffic_deliver_every_message_once_with_replays(void)
+/* Runs a script on the frame-level timing model; it must pass. */
+static void expect_script_passes(const char *code)
 {
     sim_scenario_gbvp *g = start("frame");
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     char err[512];
-    int rc = run(g, LOOPBACK_SETUP
+    int rc = run(g, code, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n    %s\n", err);
+    CU_ASSERT_EQUAL(rc, 0);
+    sim_scenario_gbvp_free(g);
+}
+
+static void test_bit_errors_during_traffic_deliver_every_message_once_with_replays(void)
+{
+    expect_script_passes(LOOPBACK_SETUP
         "gbvp.assert(gbvp.features.link_model, 'link model')\n"
         "gbvp.link(slot, {gear = 3, mode = 'hs', series = 'A', lanes = 2})\n"
         "gbvp.wait(1)\n"
@@ -80,20 +90,12 @@ static void test_bit_errors_during_traffic_deliver_every_message_once_with_repla
         "gbvp.assert_eq(s.from_intf_delivered, s.from_intf_sent, 'all delivered to the AP')\n"
         "gbvp.assert(s.crc_errors > s0.crc_errors, 'CRC errors counted')\n"
         "gbvp.assert(s.replays > s0.replays, 'replays counted')\n"
-        "gbvp.assert_eq(s.ber, 0, 'the bit error rate was cleared')\n",
-        err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n    %s\n", err);
-    CU_ASSERT_EQUAL(rc, 0);
-    sim_scenario_gbvp_free(g);
+        "gbvp.assert_eq(s.ber, 0, 'the bit error rate was cleared')\n");
 }
 
 static void test_link_down_during_a_transfer_delays_it_and_loses_nothing(void)
 {
-    sim_scenario_gbvp *g = start("frame");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-    char err[512];
-    int rc = run(g, LOOPBACK_SETUP
+    expect_script_passes(LOOPBACK_SETUP
         "gbvp.link(slot, {gear = 'HS-G2B'})\n"
         "gbvp.wait(1)\n"
         "gbvp.fault(slot, {down = true})\n"
@@ -105,22 +107,14 @@ static void test_link_down_during_a_transfer_delays_it_and_loses_nothing(void)
         "gbvp.assert(gbvp.now() - t0 >= 3, 'it waited for the link')\n"
         "for i = 1, 5 do gbvp.assert(xfer(700, i), 'after the outage') end\n"
         "gbvp.assert_eq(gbvp.link_stats(slot).state, 'up', 'up again')\n"
-        "gbvp.assert_eq(module_transfers(), 6, 'each transfer once')\n",
-        err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n    %s\n", err);
-    CU_ASSERT_EQUAL(rc, 0);
-    sim_scenario_gbvp_free(g);
+        "gbvp.assert_eq(module_transfers(), 6, 'each transfer once')\n");
 }
 
 /* The AP bridge's own link ("ap"): the AP left it in PWM (as Linux 6.1 does); a faster gear
  * there shortens the transfers, and faults on it are repaired like any other link's. */
 static void test_the_ap_link_can_be_changed_and_broken(void)
 {
-    sim_scenario_gbvp *g = start("frame");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-    char err[512];
-    int rc = run(g, LOOPBACK_SETUP
+    expect_script_passes(LOOPBACK_SETUP
         "gbvp.link(slot, {gear = 'HS-G3B', lanes = 2})\n"
         "gbvp.wait(1)\n"
         "local function timed(n)\n"
@@ -142,12 +136,7 @@ static void test_the_ap_link_can_be_changed_and_broken(void)
         "local s = gbvp.link_stats('ap')\n"
         "gbvp.assert(s.crc_errors > s0.crc_errors, 'CRC errors on the AP link')\n"
         "gbvp.assert(s.replays > s0.replays, 'replays on the AP link')\n"
-        "gbvp.assert_eq(module_transfers(), 50, 'each transfer once')\n",
-        err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n    %s\n", err);
-    CU_ASSERT_EQUAL(rc, 0);
-    sim_scenario_gbvp_free(g);
+        "gbvp.assert_eq(module_transfers(), 50, 'each transfer once')\n");
 }
 
 static void expect_error(sim_scenario_gbvp *g, const char *code, const char *needle)
