@@ -198,7 +198,7 @@ use_all "after suspend"
 # --- removal -------------------------------------------------------------------------------
 mark_a=$(dmesg_lines)
 for m in sensor battery light keyboard vibrator loopback dual; do sim_send "remove ${slot[$m]}"; done
-if wait_guest 60 '[ "$(ls /sys/bus/greybus/devices)" = "$(printf "1-svc\ngreybus1")" ]'; then
+if wait_modules_gone 60; then
     left=$(agent "ls /dev/$tty /dev/$gpiochip /dev/i2c-$i2cbus /dev/input/$event /sys/class/power_supply/$battery /sys/class/vibrator/vibrator0 /sys/class/gb_loopback/$loopdev 2>/dev/null; ls /sys/class/leds | grep gbvp")
     if [ -z "$left" ]; then
         ok "removal: all devices, class entries and /dev nodes are gone"

@@ -161,6 +161,12 @@ dmesg_verdict() {
 
 # sim_log_time PATTERN: the simulator's timestamp (ms since it started) of the first sim.log
 # line matching PATTERN, empty when none.
+# wait_modules_gone SECONDS: until the guest's greybus bus holds only the SVC and the host
+# device (every module removed and torn down).
+wait_modules_gone() {
+    wait_guest "$1" '[ "$(ls /sys/bus/greybus/devices)" = "$(printf "1-svc\ngreybus1")" ]'
+}
+
 # wait_sim_log FROM_LINE SECONDS PATTERN: until the simulator's log from that line on has a
 # line matching PATTERN (grep -E); fails after SECONDS.
 wait_sim_log() {
