@@ -24,10 +24,9 @@ typedef struct fast_msg {
     struct fast_msg *all;   /* every block ever allocated, for up_fast_free */
     struct up_fast *owner;
     unsigned flow;
-    unsigned to;            /* destination node */
     bool response;          /* the answer of an rr flow's request */
     up_msg_shape shape;
-    sim_time t_submit, prev_end, prev_latency;
+    sim_time t_submit, prev_end; /* prev_end: its last frame left the hop it is on (at) */
     sim_time t_request;     /* a response: when its request was submitted */
     fast_dir *at;
 } fast_msg;
@@ -178,7 +177,6 @@ static void commit(up_fast *f, fast_dir *d, fast_msg *m, sim_time not_before,
     sim_time now = sim_now(f->s);
     up_msg_times t = up_msg_wire_send(&d->wire, &m->shape, now, not_before, last_not_before);
     m->prev_end = t.end;
-    m->prev_latency = d->wire.latency;
     m->at = d;
     sim_time at = d->to_switch >= 0 ? t.first_in : t.delivered;
     if (sim_schedule(f->s, at - now, arrive, m, NULL))
@@ -199,7 +197,7 @@ static fast_msg *new_msg(up_fast *f, unsigned flow)
         f->all_msgs = m;
     }
     fast_flow *fl = &f->flows[flow];
-    *m = (fast_msg){ .all = all, .owner = f, .flow = flow, .to = fl->dst,
+    *m = (fast_msg){ .all = all, .owner = f, .flow = flow,
                      .shape = fl->shape,
                      .t_submit = sim_now(f->s) };
     return m;
@@ -264,7 +262,6 @@ static void deliver(up_fast *f, fast_msg *m)
     }
     /* the destination answers at once; the request's block carries the response */
     m->response = true;
-    m->to = fl->src;
     m->shape = fl->response;
     m->t_request = m->t_submit;
     m->t_submit = now;
@@ -283,12 +280,12 @@ static void arrive(void *ctx)
         deliver(f, m);
     } else {
         fast_switch *s = &f->sw[d->to_switch];
-        int port = s->route[m->to];
+        int port = s->route[m->response ? fl->src : fl->dst];
         if (port < 0) { /* unrouted: dropped */
             recycle(f, m);
         } else {
             sim_time now = sim_now(f->s);
-            commit(f, &s->out[port], m, now + f->fwd, m->prev_end + m->prev_latency + f->fwd);
+            commit(f, &s->out[port], m, now + f->fwd, m->prev_end + d->wire.latency + f->fwd);
         }
     }
     if (first_hop && fl->saturate && up_fast_send(f, flow))
