@@ -13,14 +13,6 @@
 #include "unipro-model/up_link.h"
 #include "unipro-model/up_stats.h"
 
-#define INFLIGHT_MAX 4096u /* messages the model lost (never delivered) age out past this */
-
-typedef struct inflight {
-    uint8_t dst_intf;
-    uint16_t dst_cport;
-    sim_time t;
-} inflight;
-
 typedef struct dir_acc {
     sim_net_dir_stats s;
     up_hist latency;
@@ -43,9 +35,7 @@ struct sim_net {
     sw_msg_transit *mt;     /* message level */
     sim_net_deliver_fn deliver;
     void *ctx;
-    inflight *fl;
-    size_t fl_head, fl_count; /* ring of INFLIGHT_MAX */
-    uint64_t untimed, lost_track;
+    uint64_t untimed;
     dir_acc dir[SIM_NET_DIRS];
 };
 
@@ -71,45 +61,13 @@ static sim_net_dir dir_of(const sim_net *n, const gb_svc_path *p)
     return SIM_NET_INTF_TO_INTF;
 }
 
-/* Messages of one connection arrive in order, so the oldest in-flight entry for the same
- * destination CPort is the one arriving. */
-static bool take_inflight(sim_net *n, uint8_t intf, uint16_t cport, sim_time *t)
-{
-    for (size_t i = 0; i < n->fl_count; i++) {
-        inflight *e = &n->fl[(n->fl_head + i) % INFLIGHT_MAX];
-        if (e->dst_intf != intf || e->dst_cport != cport)
-            continue;
-        *t = e->t;
-        for (size_t j = i; j > 0; j--) /* close the gap, keeping the order */
-            n->fl[(n->fl_head + j) % INFLIGHT_MAX] = n->fl[(n->fl_head + j - 1) % INFLIGHT_MAX];
-        n->fl_head = (n->fl_head + 1) % INFLIGHT_MAX;
-        n->fl_count--;
-        return true;
-    }
-    return false;
-}
-
-static void put_inflight(sim_net *n, uint8_t intf, uint16_t cport, sim_time t)
-{
-    if (n->fl_count == INFLIGHT_MAX) {
-        n->fl_head = (n->fl_head + 1) % INFLIGHT_MAX;
-        n->fl_count--;
-        n->lost_track++;
-    }
-    n->fl[(n->fl_head + n->fl_count++) % INFLIGHT_MAX] =
-        (inflight){ .dst_intf = intf, .dst_cport = cport, .t = t };
-}
-
 static void arrived(void *ctx, const gb_svc_path *p, const uint8_t *msg, size_t len,
-                    sim_time now)
+                    sim_time sent, sim_time now)
 {
     sim_net *n = ctx;
     dir_acc *d = &n->dir[dir_of(n, p)];
-    sim_time t0;
-    if (take_inflight(n, p->dst_intf, p->dst_cport, &t0)) {
-        d->s.last_latency = now - t0;
-        up_hist_add(&d->latency, now - t0);
-    }
+    d->s.last_latency = now - sent;
+    up_hist_add(&d->latency, now - sent);
     d->s.delivered_msgs++;
     d->s.delivered_bytes += len;
     n->deliver(n->ctx, p, msg, len, now);
@@ -144,8 +102,7 @@ sim_net *sim_net_new(const sim_scheduler *sched, const sim_net_cfg *cfg, sim_net
     n->ctx = ctx;
     for (int i = 0; i < SIM_NET_DIRS; i++)
         up_hist_init(&n->dir[i].latency);
-    n->fl = calloc(INFLIGHT_MAX, sizeof *n->fl);
-    n->env = n->fl ? up_env_new(sched) : NULL;
+    n->env = up_env_new(sched);
     sw_transit_cfg tc = sw_transit_cfg_default();
     tc.sw.ports = cfg->ports;
     tc.link.phy = cfg->phy;
@@ -173,7 +130,6 @@ void sim_net_free(sim_net *n)
     sw_transit_free(n->tr);
     sw_msg_transit_free(n->mt);
     up_env_free(n->env);
-    free(n->fl);
     free(n);
 }
 
@@ -198,7 +154,6 @@ int sim_net_send(sim_net *n, const gb_svc_path *p, const uint8_t *msg, size_t le
         n->untimed++;
         return rc;
     }
-    put_inflight(n, p->dst_intf, p->dst_cport, sim_now(n->sched));
     d->s.sent_msgs++;
     d->s.sent_bytes += len;
     return 0;
@@ -256,7 +211,12 @@ bool sim_net_link_cfg(const sim_net *n, unsigned port, up_phy_cfg *out)
 
 size_t sim_net_in_flight(const sim_net *n)
 {
-    return n->fl_count;
+    uint64_t sent = 0, delivered = 0;
+    for (int i = 0; i < SIM_NET_DIRS; i++) {
+        sent += n->dir[i].s.sent_msgs;
+        delivered += n->dir[i].s.delivered_msgs;
+    }
+    return (size_t)(sent - delivered);
 }
 
 uint64_t sim_net_replays(const sim_net *n)

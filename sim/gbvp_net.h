@@ -71,7 +71,7 @@ const char *sim_net_dir_name(sim_net_dir dir);
 /* The link of a switch port as it is now; false until the port first carried traffic. */
 bool sim_net_link_cfg(const sim_net *n, unsigned port, up_phy_cfg *out);
 
-/* Messages sent and not yet delivered (those the model lost age out after 4096 more). */
+/* Messages sent and not yet delivered. */
 size_t sim_net_in_flight(const sim_net *n);
 /* Replays (go-back-N resends after CRC errors or timeouts) on every link, both ways. */
 uint64_t sim_net_replays(const sim_net *n);

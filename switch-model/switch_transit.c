@@ -95,10 +95,10 @@ up_link *sw_transit_link(sw_transit *t, unsigned port)
 static void node_recv(void *ctx, up_node *n, unsigned cport, up_msg *m, sim_time latency)
 {
     (void)n;
-    (void)latency;
     tr_port *p = ctx;
     sw_transit *t = p->t;
-    t->deliver(t->ctx, &p->dest[cport], m->data, m->len, sim_now(up_env_scheduler(t->env)));
+    sim_time now = sim_now(up_env_scheduler(t->env));
+    t->deliver(t->ctx, &p->dest[cport], m->data, m->len, now - latency, now);
 }
 
 static const up_node_ops node_ops = { node_recv, NULL };

@@ -22,9 +22,10 @@
 
 typedef struct sw_transit sw_transit;
 
-/* Called when a message has crossed the network; `msg` lives only during the call. */
+/* Called when a message has crossed the network, `sent` being when it was handed to the
+ * network; `msg` lives only during the call. */
 typedef void (*sw_transit_deliver_fn)(void *ctx, const gb_svc_path *p, const uint8_t *msg,
-                                      size_t len, sim_time now);
+                                      size_t len, sim_time sent, sim_time now);
 
 typedef struct sw_transit_cfg {
     sw_switch_cfg sw;        /* ports: one per interface + the SVC's */

@@ -20,6 +20,7 @@ typedef struct flight {
     sw_msg_transit *t;
     gb_svc_path path;
     sim_event ev;
+    sim_time sent;
     size_t len;
     uint8_t data[];
 } flight;
@@ -91,7 +92,7 @@ static void land(void *ctx)
         t->flying = f->next;
     if (f->next)
         f->next->prev = f->prev;
-    t->fn(t->ctx, &f->path, f->data, f->len, sim_now(t->s));
+    t->fn(t->ctx, &f->path, f->data, f->len, f->sent, sim_now(t->s));
     free(f);
 }
 
@@ -128,6 +129,7 @@ int sw_msg_transit_message(sw_msg_transit *t, const gb_svc_path *p, const uint8_
     sim_time at = out.delivered;
     f->t = t;
     f->path = *p;
+    f->sent = now;
     f->len = len;
     memcpy(f->data, msg, len);
     f->prev = NULL;

@@ -18,8 +18,10 @@ typedef struct sink {
     sim_time at;
 } sink;
 
-static void deliver(void *ctx, const gb_svc_path *p, const uint8_t *msg, size_t len, sim_time now)
+static void deliver(void *ctx, const gb_svc_path *p, const uint8_t *msg, size_t len,
+                    sim_time sent, sim_time now)
 {
+    (void)sent;
     sink *s = ctx;
     s->n++;
     s->path = *p;
