@@ -2,7 +2,9 @@
 # gbvp top-level build. Every part describes itself in <part>/part.mk with the macros of
 # mk/rules.mk; this file holds the flags, the part list and the user-facing targets.
 
-PARTS := sim gblink unipro-model switch-model virtual-modules qemu-hw guest scenarios
+# Bottom layer first: a part's library is known to every part read after it.
+PARTS := event-kernel greybus gblink unipro-model switch-model virtual-modules ap-model sim gbvp \
+	qemu-hw guest scenarios tests
 
 SAN ?=
 ifeq ($(SAN),1)
@@ -32,8 +34,6 @@ LDLIBS += $(PKG_LIBS) -lm -lpthread
 ALL_LIBS :=
 UNIT_TESTS :=
 BENCHES :=
-GBVP_LIBS :=
-GBVP_SRCS :=
 INTEGRATION_TESTS :=
 # libFuzzer targets: parts add `FUZZ_TARGETS += $(B)/fuzz/NAME` with a rule building it with
 # $(FUZZ_CC) $(FUZZ_CFLAGS), seeds in tests/fuzz/corpus/NAME/ and optionally a libFuzzer
@@ -48,8 +48,7 @@ FUZZ_CFLAGS ?= -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize
 all: $(B)/gbvp
 
 include mk/rules.mk
-include $(wildcard $(addsuffix /part.mk,$(PARTS)))
-include tests/fuzz/fuzz.mk
+include $(addsuffix /part.mk,$(PARTS))
 
 $(B)/gbvp: $(call objs,$(GBVP_SRCS)) $(GBVP_LIBS)
 	@mkdir -p $(@D)

@@ -1,16 +1,7 @@
 # SPDX-License-Identifier: MIT
-# scenarios/: the Lua scenario engine (sim/scenario*.c), `gbvp scenario`, `gbvp test`, the
-# control socket and `gbvp ctl` (sim/control*.c, sim/ctl_cli.c), and the scenarios run by
-# `make scenarios`.
-SCENARIO_SRCS := sim/scenario.c sim/scenario_api.c sim/scenario_report.c sim/scenario_tap.c \
-	sim/sim_fields.c sim/slot_backend.c \
-	sim/control.c sim/control_cmd.c
-$(eval $(call library,sim_scenario,$(SCENARIO_SRCS)))
-GBVP_SRCS += sim/scenario_cli.c sim/test_cli.c sim/ctl_cli.c sim/control_gbvp.c sim/scenario_gbvp.c
-GBVP_LIBS += $(LIB_sim_scenario) $(B)/lib/libtest_ap.a
-
-$(eval $(call unit_test,test_scenario,tests/unit/test_scenario.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libsim_agent.a $(LIB_sim_kernel)))
-
+# scenarios/: the Lua scenarios. `make scenarios` runs every one on the simulator-only
+# targets (reports validated), the deliberately broken one, and `gbvp ctl` against a
+# running simulator; scenarios/guest_test.sh runs them against the real guest.
 # Every scenario in scenarios/ against the simulator with the test AP (no QEMU), then the
 # deliberately broken one, which must fail and name its line.
 SCENARIO_JOBS ?= 2
@@ -42,10 +33,6 @@ scenarios: $(B)/gbvp
 	$(Q)scripts/validate-reports.sh --tap $(B)/hotplug_basic.tap --tap $(B)/broken.tap \
 		--junit $(B)/scenarios.xml --junit $(B)/scenarios-gbvp-sim.xml \
 		--junit $(B)/scenarios-timing.xml
-$(eval $(call unit_test,test_sim_fields,tests/unit/test_sim_fields.c,$(LIB_sim_scenario) $(B)/lib/libswitch_model.a $(B)/lib/libvm.a))
-$(eval $(call unit_test,test_control,tests/unit/test_control.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libsim_agent.a))
-$(eval $(call unit_test,test_scenario_gbvp,tests/unit/test_scenario_gbvp.c sim/scenario_gbvp.c sim/gbvp_sim.c sim/gbvp_net.c sim/control_gbvp.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libgblink.a $(B)/lib/libsim_agent.a $(B)/lib/libunipro_model.a $(B)/lib/libsim_kernel.a))
 
 # The same scenarios against the real guest in QEMU (make integration).
 INTEGRATION_TESTS += scenarios/guest_test.sh
-$(eval $(call unit_test,test_scenario_link,tests/unit/test_scenario_link.c sim/scenario_gbvp.c sim/gbvp_sim.c sim/gbvp_net.c,$(LIB_sim_scenario) $(B)/lib/libtest_ap.a $(B)/lib/libswitch_model.a $(B)/lib/libvm.a $(B)/lib/libgblink.a $(B)/lib/libsim_agent.a $(B)/lib/libunipro_model.a $(B)/lib/libsim_kernel.a))

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // A fault on a modelled UniPro link, one type for everything that passes it on: the
-// control socket's `fault` (sim/control.h), a scenario's gbvp.fault (sim/scenario.h) and
-// the simulator's network (sim/gbvp_net.h). Only the fields with set_* change.
+// control socket's `fault` (gbvp/ctl/ctl_server.h), a scenario's gbvp.fault (gbvp/scenario/scenario.h) and
+// the simulator's network (sim/network.h). Only the fields with set_* change.
 #ifndef GBVP_SIM_LINK_FAULT_H
 #define GBVP_SIM_LINK_FAULT_H
 
 #include <stdbool.h>
 
-#include "sim/scheduler.h"
+#include "event-kernel/scheduler.h"
 
 typedef struct sim_link_fault {
     bool set_ber, set_drop, set_down;

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/scheduler.h"
+#include "event-kernel/scheduler.h"
 #include "switch-model/svc_conn.h"
 #include "switch-model/route_table.h"
 

@@ -5,7 +5,7 @@
 #define GBVP_SWITCH_MODEL_SVC_INTERNAL_H
 
 #include "switch-model/svc.h"
-#include "switch-model/svc_protocol.h"
+#include "greybus/svc_protocol.h"
 
 #define SVC_EVENTS_MAX 128u
 #define SVC_ROUTES_MAX 64u

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/rng.h"
-#include "sim/scheduler.h"
+#include "event-kernel/rng.h"
+#include "event-kernel/scheduler.h"
 
 typedef struct up_env up_env;
 

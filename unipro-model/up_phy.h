@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/scheduler.h"
+#include "event-kernel/scheduler.h"
 
 typedef enum up_phy_mode { UP_PHY_HS = 0, UP_PHY_PWM = 1 } up_phy_mode;
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim/scheduler.h"
+#include "event-kernel/scheduler.h"
 
 #define UP_HIST_SUB 32u    /* buckets per power of two: <= 3.2 % relative error */
 #define UP_HIST_POW 64u

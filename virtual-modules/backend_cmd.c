@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "virtual-modules/gb_protocols.h"
+#include "greybus/gb_protocols.h"
 #include "virtual-modules/gpio.h"
 #include "virtual-modules/hid.h"
 #include "virtual-modules/i2c.h"

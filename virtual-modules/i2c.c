@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "virtual-modules/gb_message.h"
+#include "greybus/gb_message.h"
 #include "virtual-modules/vm_class.h"
 
 #define OP_SIZE 6u /* addr le16, flags le16, size le16 */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "virtual-modules/gb_message.h"
+#include "greybus/gb_message.h"
 #include "virtual-modules/vm_class.h"
 
 #define PSY_STR 32u

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "virtual-modules/gb_message.h"
+#include "greybus/gb_message.h"
 #include "virtual-modules/vm_class.h"
 
 #define XFER_SIZE 13u /* speed le32, len le32, delay le16, cs_change, bpw, flags */

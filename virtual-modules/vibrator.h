@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/scheduler.h"
+#include "event-kernel/scheduler.h"
 #include "virtual-modules/vm_interface.h"
 
 #define VM_VIBRATOR_LOG 64u /* most recent ON/OFF events kept */

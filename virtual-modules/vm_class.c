@@ -2,7 +2,7 @@
 // Protocol id -> class handler table.
 #include "virtual-modules/vm_class.h"
 
-#include "virtual-modules/gb_protocols.h"
+#include "greybus/gb_protocols.h"
 
 static const vm_class_ops *const classes[] = {
     &vm_gpio_class,     &vm_i2c_class,      &vm_uart_class,  &vm_loopback_class,

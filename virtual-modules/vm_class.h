@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/scheduler.h"
+#include "event-kernel/scheduler.h"
 #include "virtual-modules/behaviour.h"
 
 /* One CPort of an interface, as its handler sees it. Owned by the interface. */

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/scheduler.h"
+#include "event-kernel/scheduler.h"
 
 typedef struct vm_interface vm_interface;
 typedef struct vm_behaviour vm_behaviour; /* virtual-modules/behaviour.h */

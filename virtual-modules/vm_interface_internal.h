@@ -4,7 +4,7 @@
 #define GBVP_VM_INTERFACE_INTERNAL_H
 
 #include "virtual-modules/dme.h"
-#include "virtual-modules/gb_message.h"
+#include "greybus/gb_message.h"
 #include "virtual-modules/vm_class.h"
 #include "virtual-modules/vm_interface.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim/kernel.h"
+#include "event-kernel/event_kernel.h"
 #include "switch-model/switch.h"
 #include "unipro-model/up_fast.h"
 #include "unipro-model/up_link.h"
@@ -22,7 +22,7 @@
 #define MAX_NODES 14
 
 typedef struct net {
-    sim_kernel *k;
+    sim_event_kernel *k;
     up_env *env;
     up_node *n[MAX_NODES];
     up_link *l[MAX_NODES];
@@ -63,8 +63,8 @@ static void connect_flow(net *x, unsigned a, unsigned b, unsigned size)
 /* Two nodes on one HS-G3B x2 link, node 0 saturating node 1. */
 static void build_link(net *x, unsigned size, double ber)
 {
-    x->k = sim_kernel_new(1024);
-    x->env = up_env_new(sim_kernel_scheduler(x->k));
+    x->k = sim_event_kernel_new(1024);
+    x->env = up_env_new(sim_event_kernel_scheduler(x->k));
     x->nodes = 2;
     for (unsigned i = 0; i < 2; i++) {
         up_node_cfg nc = up_node_cfg_default((uint8_t)(1 + i));
@@ -81,8 +81,8 @@ static void build_link(net *x, unsigned size, double ber)
 /* 14 nodes on a 14-port switch; node i saturates node (i + 5) mod 14. */
 static void build_switch(net *x, unsigned size)
 {
-    x->k = sim_kernel_new(1024);
-    x->env = up_env_new(sim_kernel_scheduler(x->k));
+    x->k = sim_event_kernel_new(1024);
+    x->env = up_env_new(sim_event_kernel_scheduler(x->k));
     x->nodes = MAX_NODES;
     sw_switch_cfg sc = sw_switch_cfg_default();
     sc.ports = MAX_NODES;
@@ -117,7 +117,7 @@ static void destroy(net *x)
         up_node_free(x->n[i]);
     sw_switch_free(x->sw);
     up_env_free(x->env);
-    sim_kernel_free(x->k);
+    sim_event_kernel_free(x->k);
 }
 
 typedef struct result {
@@ -139,7 +139,7 @@ static int cmp_double(const void *a, const void *b)
 static result run(net *x, sim_time warm, sim_time sim)
 {
     result r = { 0 };
-    sim_kernel_run_until(x->k, warm);
+    sim_event_kernel_run_until(x->k, warm);
     uint64_t bytes0 = 0;
     for (unsigned i = 0; i < x->nodes; i++)
         if (x->t[i])
@@ -147,13 +147,13 @@ static result run(net *x, sim_time warm, sim_time sim)
     double speed[CHUNKS], events[CHUNKS];
     sim_time part = sim / CHUNKS, at = warm;
     for (unsigned c = 0; c < CHUNKS; c++) {
-        uint64_t ev0 = sim_kernel_executed(x->k);
+        uint64_t ev0 = sim_event_kernel_executed(x->k);
         double c0 = cpu_seconds();
         at += part;
-        sim_kernel_run_until(x->k, at);
+        sim_event_kernel_run_until(x->k, at);
         double wall = cpu_seconds() - c0;
         speed[c] = (double)part * 1e-12 / wall;
-        events[c] = (double)(sim_kernel_executed(x->k) - ev0) / wall;
+        events[c] = (double)(sim_event_kernel_executed(x->k) - ev0) / wall;
     }
     qsort(speed, CHUNKS, sizeof speed[0], cmp_double);
     qsort(events, CHUNKS, sizeof events[0], cmp_double);
@@ -185,9 +185,9 @@ static void report(const char *name, result r, double aim)
 /* The same saturated scenarios in the message-level mode (up_fast.h). */
 static result run_fast(bool with_switch, unsigned size, sim_time warm, sim_time sim)
 {
-    sim_kernel *k = sim_kernel_new(1024);
+    sim_event_kernel *k = sim_event_kernel_new(1024);
     up_phy_cfg phy = up_phy_cfg_default();
-    up_fast *f = up_fast_new(sim_kernel_scheduler(k), NULL, SIM_NS(100));
+    up_fast *f = up_fast_new(sim_event_kernel_scheduler(k), NULL, SIM_NS(100));
     unsigned nodes = with_switch ? MAX_NODES : 2, flows = with_switch ? MAX_NODES : 1;
     for (unsigned i = 0; i < nodes; i++)
         up_fast_add_node(f);
@@ -204,23 +204,23 @@ static result run_fast(bool with_switch, unsigned size, sim_time warm, sim_time 
         up_fast_flow(f, 0, 1, size, 8, 2, 286);
     }
     result r = { 0 };
-    sim_kernel_run_until(k, warm);
+    sim_event_kernel_run_until(k, warm);
     uint64_t b0 = 0, b1 = 0;
     for (unsigned i = 0; i < flows; i++)
         b0 += up_fast_flow_rx_bytes(f, i);
-    uint64_t ev0 = sim_kernel_executed(k);
+    uint64_t ev0 = sim_event_kernel_executed(k);
     double c0 = cpu_seconds();
-    sim_kernel_run_until(k, warm + sim);
+    sim_event_kernel_run_until(k, warm + sim);
     double wall = cpu_seconds() - c0;
     for (unsigned i = 0; i < flows; i++)
         b1 += up_fast_flow_rx_bytes(f, i);
     double simulated = (double)sim * 1e-12;
     r.speed = simulated / wall;
-    r.events = (double)(sim_kernel_executed(k) - ev0) / wall;
+    r.events = (double)(sim_event_kernel_executed(k) - ev0) / wall;
     r.goodput_bps = (double)(b1 - b0) * 8.0 / simulated;
     r.latency_us = up_hist_mean(up_fast_flow_latency(f, 0)) * 1e-6;
     up_fast_free(f);
-    sim_kernel_free(k);
+    sim_event_kernel_free(k);
     return r;
 }
 

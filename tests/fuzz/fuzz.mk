@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: MIT
-# libFuzzer targets for every parser of untrusted input besides manifests (those are in
-# virtual-modules/part.mk). Included by the top-level Makefile after the parts, so the
-# parts' source lists are known. Objects are built once with $(FUZZ_CC) $(FUZZ_CFLAGS)
+# libFuzzer targets for every parser of untrusted input. Included by tests/part.mk after the
+# parts, so the parts' source lists are known. Objects are built once with $(FUZZ_CC) $(FUZZ_CFLAGS)
 # into $(B)/fuzz/obj/, archived per part (so a part may add sources the targets do not
 # use) and shared by the targets; see tests/fuzz/README.md.
 
@@ -29,13 +28,13 @@ $(B)/fuzz/$(1): $(call fuzz_objs,tests/fuzz/$(1).c $(2)) $(3)
 		-Wl,--start-group $(3) -Wl,--end-group -lm -lpthread -lutil
 endef
 
-$(eval $(call fuzz_lib,vm,$(filter-out virtual-modules/manifest_cli.c \
-	virtual-modules/module_cli.c,$(VM_SRCS))))
+$(eval $(call fuzz_lib,vm,$(VM_SRCS) $(GREYBUS_SRCS)))
 $(eval $(call fuzz_lib,switch,$(SWITCH_MODEL_SRCS)))
-$(eval $(call fuzz_lib,unipro,$(UNIPRO_MODEL_SRCS) \
-	$(filter-out unipro-model/model_cli.c,$(UP_MODEL_CLI_SRCS))))
+$(eval $(call fuzz_lib,unipro,$(UNIPRO_MODEL_SRCS)))
+$(eval $(call fuzz_lib,model,gbvp/model/model_topo.c gbvp/model/model_net.c \
+	gbvp/model/model_fast.c))
 $(eval $(call fuzz_lib,gblink,$(GBLINK_SRCS)))
-$(eval $(call fuzz_lib,kernel,sim/kernel.c sim/rng.c))
+$(eval $(call fuzz_lib,kernel,$(EVENT_KERNEL_SRCS)))
 
 $(eval $(call fuzz_target,fuzz_vm_interface,,$(FUZZ_LIB_vm)))
 $(eval $(call fuzz_target,fuzz_behaviour,,$(FUZZ_LIB_vm)))
@@ -43,8 +42,15 @@ $(eval $(call fuzz_target,fuzz_svc,,$(FUZZ_LIB_switch) $(FUZZ_LIB_vm) $(FUZZ_LIB
 	$(FUZZ_LIB_kernel)))
 $(eval $(call fuzz_target,fuzz_gblink,tests/unit/test_gblink_util.c,$(FUZZ_LIB_gblink)))
 $(eval $(call fuzz_target,fuzz_es2,qemu-hw/es2_proto.c,$(FUZZ_LIB_gblink)))
-$(eval $(call fuzz_target,fuzz_model,,$(FUZZ_LIB_unipro) $(FUZZ_LIB_switch) $(FUZZ_LIB_vm) \
-	$(FUZZ_LIB_kernel)))
+$(eval $(call fuzz_target,fuzz_model,,$(FUZZ_LIB_model) $(FUZZ_LIB_unipro) $(FUZZ_LIB_switch) \
+	$(FUZZ_LIB_vm) $(FUZZ_LIB_kernel)))
+
+# The manifest readers, straight from their sources (they need nothing else).
+FUZZ_TARGETS += $(B)/fuzz/fuzz_manifest_text $(B)/fuzz/fuzz_manifest_binary
+$(B)/fuzz/fuzz_manifest_%: tests/fuzz/fuzz_manifest_%.c $(VM_MANIFEST_SRCS) \
+		$(wildcard virtual-modules/manifest*.h)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(VM_MANIFEST_SRCS)
 
 .PHONY: fuzz-build
 fuzz-build: $(FUZZ_TARGETS)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// libFuzzer target: `gbvp model` topology/traffic files (unipro-model/model_topo.h).
+// libFuzzer target: `gbvp model` topology/traffic files (gbvp/model/model_topo.h).
 //
 // Byte 0 chooses how the rest is read: as a file through model_parse_file (via a memfd, so
 // line splitting and long lines are covered) or line by line through model_parse_line,
@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "unipro-model/model_topo.h"
+#include "gbvp/model/model_topo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

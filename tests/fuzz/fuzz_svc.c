@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: the SVC (switch-model/svc.h) as the AP sees it, with catalog modules in
-// its slots (switch-model/slot_vm.h). The input is a sequence of steps: messages from the
+// its slots (sim/slots.h). The input is a sequence of steps: messages from the
 // AP on the SVC connection (hd CPort 0) and on data CPorts, answers to the SVC's own
 // requests, module insertions and removals, time passing, the AP going away and coming
 // back, mailbox and oops events.
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "switch-model/slot_vm.h"
+#include "sim/slots.h"
 #include "switch-model/svc.h"
-#include "virtual-modules/gb_message.h"
+#include "greybus/gb_message.h"
 #include "virtual-modules/vm_module.h"
 #include "tests/fuzz/fuzz_catalog.h"
 #include "tests/fuzz/fuzz_input.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "virtual-modules/gb_message.h"
+#include "greybus/gb_message.h"
 #include "virtual-modules/gpio.h"
 #include "virtual-modules/hid.h"
 #include "virtual-modules/loopback.h"

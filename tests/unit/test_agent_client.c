@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests of the guest agent channel's host side (sim/agent_client.c): the sans-IO decoder on
+// Tests of the guest agent channel's host side (gbvp/agent/agent_client.c): the sans-IO decoder on
 // byte streams, and the blocking client against peers over a socketpair — scripted fake
 // agents in a child process, and the real gbvp-agent program (guest/agent.c built for the
 // host; its path comes from the build as GBVP_TEST_AGENT).
@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/agent_client.h"
+#include "gbvp/agent/agent_client.h"
 #include "tests/unit/unit.h"
 
 /* ---- decoder ---------------------------------------------------------------------------- */

@@ -11,8 +11,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sim/control.h"
-#include "sim/scenario.h"
+#include "gbvp/ctl/ctl_server.h"
+#include "gbvp/scenario/scenario.h"
 #include "tests/unit/unit.h"
 #include "virtual-modules/vm_module.h"
 

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "tests/unit/unit.h"
-#include "virtual-modules/manifest_cli.h"
+#include "gbvp/cmd_manifest.h"
 
 #define FIXTURES "tests/fixtures/manifesto"
 
@@ -42,7 +42,7 @@ static void run(run_result *r, const char *const *args)
     int saved_out = dup(1), saved_err = dup(2);
     dup2(out_fd, 1);
     dup2(err_fd, 2);
-    r->status = manifest_cli_main(argc, argv);
+    r->status = cmd_manifest_main(argc, argv);
     fflush(stdout);
     fflush(stderr);
     dup2(saved_out, 1);

@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "gblink/gblink.h"
-#include "sim/control.h"
-#include "sim/scenario.h"
-#include "sim/sim_cli.h"
-#include "tests/ap/ap.h"
-#include "tests/ap/ap_gblink.h"
+#include "gbvp/ctl/ctl_server.h"
+#include "gbvp/scenario/scenario.h"
+#include "sim/simulator.h"
+#include "ap-model/ap.h"
+#include "ap-model/ap_gblink.h"
 #include "tests/unit/unit.h"
 
 /* Runs `code`, or the file `code` names when it starts with '@'. */

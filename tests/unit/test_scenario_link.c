@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/scenario.h"
+#include "gbvp/scenario/scenario.h"
 #include "tests/unit/unit.h"
 
 static sim_scenario_gbvp *start(const char *timing)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The field tables both front ends report through (sim/sim_fields.h): every field reads its
+// The field tables both front ends report through (gbvp/fields.h): every field reads its
 // own member, whatever its width, under the name the scenario API and control socket use.
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/scenario.h"
-#include "sim/sim_fields.h"
+#include "gbvp/scenario/scenario.h"
+#include "gbvp/fields.h"
 #include "tests/unit/unit.h"
 #include "virtual-modules/gpio.h"
 #include "virtual-modules/hid.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "switch-model/svc.h"
-#include "switch-model/svc_protocol.h"
+#include "greybus/svc_protocol.h"
 #include "tests/unit/unit.h"
 
 /* ---- a recording interface double ---- */

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "switch-model/svc_protocol.h"
-#include "tests/ap/ap.h"
+#include "greybus/svc_protocol.h"
+#include "ap-model/ap.h"
 #include "tests/unit/unit.h"
-#include "virtual-modules/gb_message.h"
+#include "greybus/gb_message.h"
 #include "virtual-modules/vm_interface.h"
 
 static tap *AP;

@@ -9,16 +9,16 @@
 #include <unistd.h>
 
 #include "gblink/gblink.h"
-#include "sim/gbvp_net.h"
-#include "sim/sim_cli.h"
-#include "switch-model/svc_protocol.h"
-#include "tests/ap/ap.h"
-#include "tests/ap/ap_gblink.h"
+#include "sim/network.h"
+#include "sim/simulator.h"
+#include "greybus/svc_protocol.h"
+#include "ap-model/ap.h"
+#include "ap-model/ap_gblink.h"
 #include "tests/unit/unit.h"
 #include "switch-model/switch.h"
 #include "unipro-model/up_link.h"
-#include "virtual-modules/gb_message.h"
-#include "virtual-modules/gb_protocols.h"
+#include "greybus/gb_message.h"
+#include "greybus/gb_protocols.h"
 
 typedef struct rig {
     sim_gbvp *sim;

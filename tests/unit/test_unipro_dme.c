@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "sim/kernel.h"
+#include "event-kernel/event_kernel.h"
 #include "tests/unit/unit.h"
 #include "unipro-model/up_consts.h"
 #include "unipro-model/up_dme.h"
@@ -13,7 +13,7 @@
 #include "unipro-model/up_traffic.h"
 
 typedef struct pair {
-    sim_kernel *k;
+    sim_event_kernel *k;
     up_env *env;
     up_node *a, *b;
     up_link *l;
@@ -22,8 +22,8 @@ typedef struct pair {
 
 static void pair_init(pair *p)
 {
-    p->k = sim_kernel_new(0);
-    p->env = up_env_new(sim_kernel_scheduler(p->k));
+    p->k = sim_event_kernel_new(0);
+    p->env = up_env_new(sim_event_kernel_scheduler(p->k));
     up_node_cfg ca = up_node_cfg_default(0), cb = up_node_cfg_default(0);
     p->a = up_node_new(p->env, &ca, NULL, NULL);
     p->b = up_node_new(p->env, &cb, NULL, NULL);
@@ -42,7 +42,7 @@ static void pair_fini(pair *p)
     up_node_free(p->b);
     CU_ASSERT_EQUAL(up_env_live_msgs(p->env), 0);
     up_env_free(p->env);
-    sim_kernel_free(p->k);
+    sim_event_kernel_free(p->k);
 }
 
 static void test_dme_result_codes(void)
@@ -119,7 +119,7 @@ static void test_dme_sets_device_ids_and_connects_cports(void)
     got g = { 0, 0 };
     up_cport_set_handler(p.b, 4, &got_ops, &g);
     CU_ASSERT_EQUAL(up_cport_send(p.a, 3, NULL, 100, 0), 0);
-    sim_kernel_run_until(p.k, SIM_US(20));
+    sim_event_kernel_run_until(p.k, SIM_US(20));
     CU_ASSERT_EQUAL(g.n, 1);
     CU_ASSERT_EQUAL(g.len, 100);
     CU_ASSERT_EQUAL(up_dme_set(p.da, UP_T_ConnectionState, 3, 0), UP_DME_SUCCESS);
@@ -139,9 +139,9 @@ static void test_dme_pwrmode_starts_a_power_mode_change(void)
     CU_ASSERT_EQUAL(up_dme_set(p.da, UP_PA_PWRMode, 0, 0x11), UP_DME_BUSY);
     up_phy_cfg old = up_link_get_cfg(p.l)->phy, want = { UP_PHY_HS, 2, UP_SERIES_A, 1 };
     sim_time t = up_phy_pmc_time(&old, &want, &up_link_get_cfg(p.l)->params);
-    sim_kernel_run_until(p.k, t - 1);
+    sim_event_kernel_run_until(p.k, t - 1);
     CU_ASSERT_EQUAL(up_link_get_state(p.l), UP_LINK_PMC);
-    sim_kernel_run_until(p.k, t);
+    sim_event_kernel_run_until(p.k, t);
     CU_ASSERT_EQUAL(up_link_get_state(p.l), UP_LINK_UP);
     uint32_t v;
     CU_ASSERT_EQUAL(up_dme_get(p.db, UP_PA_TxGear, 0, &v), UP_DME_SUCCESS);
@@ -150,7 +150,7 @@ static void test_dme_pwrmode_starts_a_power_mode_change(void)
     CU_ASSERT_EQUAL(v, 1);
     /* SLOW: PWM */
     CU_ASSERT_EQUAL(up_dme_set(p.da, UP_PA_PWRMode, 0, 0x22), UP_DME_SUCCESS);
-    sim_kernel_run_until(p.k, SIM_MS(5));
+    sim_event_kernel_run_until(p.k, SIM_MS(5));
     CU_ASSERT_EQUAL(up_link_get_cfg(p.l)->phy.mode, UP_PHY_PWM);
     CU_ASSERT_EQUAL(up_dme_set(p.da, UP_PA_PWRMode, 0, 0x33), UP_DME_INVALID_VALUE);
     CU_ASSERT(up_dme_peer_access_time(p.l, SIM_US(10)) > SIM_US(10));
@@ -164,9 +164,9 @@ static void test_link_startup_takes_its_duration(void)
     up_link_startup(p.l);
     CU_ASSERT_EQUAL(up_link_get_state(p.l), UP_LINK_STARTUP);
     sim_time t = up_phy_startup_time(&up_link_get_cfg(p.l)->params);
-    sim_kernel_run_until(p.k, t - 1);
+    sim_event_kernel_run_until(p.k, t - 1);
     CU_ASSERT_EQUAL(up_link_get_state(p.l), UP_LINK_STARTUP);
-    sim_kernel_run_until(p.k, t);
+    sim_event_kernel_run_until(p.k, t);
     CU_ASSERT_EQUAL(up_link_get_state(p.l), UP_LINK_UP);
     pair_fini(&p);
 }

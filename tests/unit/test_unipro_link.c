@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/kernel.h"
+#include "event-kernel/event_kernel.h"
 #include "switch-model/switch.h"
 #include "tests/unit/unit.h"
 #include "unipro-model/up_consts.h"
@@ -80,7 +80,7 @@ static void test_phy_burst_pmc_and_startup_durations(void)
 /* ---- a bed: A(dev 2) -- switch -- B(dev 3), optionally C(dev 4) and D(dev 5) --------- */
 
 typedef struct bed {
-    sim_kernel *k;
+    sim_event_kernel *k;
     up_env *env;
     up_node *n[4];
     sw_switch *sw;
@@ -98,8 +98,8 @@ typedef struct bed_cfg {
 static void bed_init(bed *t, const bed_cfg *c)
 {
     memset(t, 0, sizeof *t);
-    t->k = sim_kernel_new(0);
-    t->env = up_env_new(sim_kernel_scheduler(t->k));
+    t->k = sim_event_kernel_new(0);
+    t->env = up_env_new(sim_event_kernel_scheduler(t->k));
     up_dl_params dl = up_dl_params_default();
     if (c->rx_credits)
         dl.rx_credits[0] = dl.rx_credits[1] = c->rx_credits;
@@ -137,7 +137,7 @@ static void bed_fini(bed *t)
     CU_ASSERT_EQUAL(up_env_live_frames(t->env), 0);
     CU_ASSERT_EQUAL(up_env_live_msgs(t->env), 0);
     up_env_free(t->env);
-    sim_kernel_free(t->k);
+    sim_event_kernel_free(t->k);
 }
 
 /* Connects n[a]:ca <-> n[b]:cb. */
@@ -177,7 +177,7 @@ static void exactly_once(double ber, double drop, unsigned size, unsigned count)
     bed_init(&t, &c);
     connect(&t, 0, 4, 1, 5, 0, true, 0);
     up_traffic *tr = flow(&t, 0, 4, 1, 5, UP_TRAFFIC_SATURATE, size, count);
-    sim_kernel_run_until(t.k, SIM_MS(200));
+    sim_event_kernel_run_until(t.k, SIM_MS(200));
     const up_traffic_stats *st = up_traffic_stats_get(tr);
     CU_ASSERT_EQUAL(st->sent, count);
     CU_ASSERT_EQUAL(st->received, count);
@@ -224,7 +224,7 @@ static void both_tcs(double ber, double drop)
     up_traffic *bulk = flow(&t, 0, 4, 1, 5, UP_TRAFFIC_SATURATE, 2048, 3000);
     up_traffic *prio = flow(&t, 0, 6, 1, 7, UP_TRAFFIC_POISSON, 100, 3000);
     up_traffic *back = flow(&t, 1, 8, 0, 9, UP_TRAFFIC_SATURATE, 512, 3000);
-    sim_kernel_run_until(t.k, SIM_MS(200));
+    sim_event_kernel_run_until(t.k, SIM_MS(200));
     up_traffic *all[] = { bulk, prio, back };
     for (unsigned i = 0; i < 3; i++) {
         CU_ASSERT_EQUAL(up_traffic_stats_get(all[i])->received, 3000);
@@ -252,19 +252,19 @@ static void test_link_down_and_up_loses_nothing(void)
     bed_init(&t, &c);
     connect(&t, 0, 4, 1, 5, 0, true, 0);
     up_traffic *tr = flow(&t, 0, 4, 1, 5, UP_TRAFFIC_SATURATE, 2048, 3000);
-    sim_kernel_run_until(t.k, SIM_US(500));
+    sim_event_kernel_run_until(t.k, SIM_US(500));
     uint64_t before = up_traffic_stats_get(tr)->received;
     CU_ASSERT(before > 0 && before < 3000);
     up_link_set_down(t.l[1], true);
     CU_ASSERT_EQUAL(up_link_get_state(t.l[1]), UP_LINK_DOWN);
-    sim_kernel_run_until(t.k, SIM_US(700));
+    sim_event_kernel_run_until(t.k, SIM_US(700));
     uint64_t during = up_traffic_stats_get(tr)->received;
     CU_ASSERT(during - before <= 2); /* at most what had already crossed the link */
     up_link_set_down(t.l[1], false);
     CU_ASSERT_EQUAL(up_link_get_state(t.l[1]), UP_LINK_STARTUP);
-    sim_kernel_run_until(t.k, SIM_US(700) + up_phy_startup_time(&up_link_get_cfg(t.l[1])->params) - 1);
+    sim_event_kernel_run_until(t.k, SIM_US(700) + up_phy_startup_time(&up_link_get_cfg(t.l[1])->params) - 1);
     CU_ASSERT_EQUAL(up_traffic_stats_get(tr)->received, during);
-    sim_kernel_run_until(t.k, SIM_MS(50));
+    sim_event_kernel_run_until(t.k, SIM_MS(50));
     CU_ASSERT_EQUAL(up_traffic_stats_get(tr)->received, 3000);
     CU_ASSERT_EQUAL(up_traffic_stats_get(tr)->order_errors, 0);
     up_traffic_free(tr);
@@ -279,13 +279,13 @@ static void test_hibernate_stops_traffic_until_exit_completes(void)
     connect(&t, 0, 4, 1, 5, 0, false, 0);
     CU_ASSERT_EQUAL(up_link_hibernate(t.l[0], true), 0);
     up_traffic *tr = flow(&t, 0, 4, 1, 5, UP_TRAFFIC_SATURATE, 256, 10);
-    sim_kernel_run_until(t.k, SIM_US(200));
+    sim_event_kernel_run_until(t.k, SIM_US(200));
     CU_ASSERT_EQUAL(up_traffic_stats_get(tr)->received, 0);
     CU_ASSERT_EQUAL(up_link_hibernate(t.l[0], false), 0);
     const up_phy_params *pp = &up_link_get_cfg(t.l[0])->params;
-    sim_kernel_run_until(t.k, SIM_US(200) + pp->hibern8_exit - 1);
+    sim_event_kernel_run_until(t.k, SIM_US(200) + pp->hibern8_exit - 1);
     CU_ASSERT_EQUAL(up_traffic_stats_get(tr)->received, 0);
-    sim_kernel_run_until(t.k, SIM_MS(1));
+    sim_event_kernel_run_until(t.k, SIM_MS(1));
     CU_ASSERT_EQUAL(up_traffic_stats_get(tr)->received, 10);
     CU_ASSERT_EQUAL(up_link_hibernate(t.l[0], false), -EBUSY);
     up_traffic_free(tr);
@@ -299,19 +299,19 @@ static void test_power_mode_change_changes_rates(void)
     bed_init(&t, &c);
     connect(&t, 0, 4, 1, 5, 0, false, 0);
     up_traffic *tr = flow(&t, 0, 4, 1, 5, UP_TRAFFIC_SATURATE, 2048, 0);
-    sim_kernel_run_until(t.k, SIM_US(100));
+    sim_event_kernel_run_until(t.k, SIM_US(100));
     uint64_t b0 = up_traffic_rx_bytes(tr);
-    sim_kernel_run_until(t.k, SIM_US(200));
+    sim_event_kernel_run_until(t.k, SIM_US(200));
     uint64_t fast = up_traffic_rx_bytes(tr) - b0;
     up_phy_cfg g1 = { UP_PHY_HS, 1, UP_SERIES_B, 2 };
     char err[80];
     CU_ASSERT_EQUAL(up_link_set_power_mode(t.l[0], &g1, err, sizeof err), 0);
     CU_ASSERT_EQUAL(up_link_set_power_mode(t.l[0], &g1, err, sizeof err), -EBUSY);
     CU_ASSERT_EQUAL(up_link_set_power_mode(t.l[1], &g1, err, sizeof err), 0);
-    sim_kernel_run_until(t.k, SIM_US(600));
+    sim_event_kernel_run_until(t.k, SIM_US(600));
     CU_ASSERT_EQUAL(up_link_get_cfg(t.l[0])->phy.gear, 1);
     b0 = up_traffic_rx_bytes(tr);
-    sim_kernel_run_until(t.k, SIM_US(700));
+    sim_event_kernel_run_until(t.k, SIM_US(700));
     uint64_t slow = up_traffic_rx_bytes(tr) - b0;
     /* G3 -> G1 is a quarter of the rate */
     CU_ASSERT(fabs((double)slow / (double)fast - 0.25) < 0.02);
@@ -332,7 +332,7 @@ static void test_small_receive_buffer_stalls_on_credits(void)
         bed_init(&t, &c);
         connect(&t, 0, 4, 1, 5, 0, false, 0);
         up_traffic *tr = flow(&t, 0, 4, 1, 5, UP_TRAFFIC_SATURATE, 2048, 0);
-        sim_kernel_run_until(t.k, SIM_US(200));
+        sim_event_kernel_run_until(t.k, SIM_US(200));
         gp[small] = (double)up_traffic_rx_bytes(tr);
         stall[small] = up_port_stats_get(up_node_port(t.n[0]))->tx_credit_stall[0];
         up_traffic_free(tr);
@@ -353,7 +353,7 @@ static void test_e2e_tokens_cap_throughput_by_peer_buffer(void)
         bed_init(&t, &c);
         connect(&t, 0, 4, 1, 5, 0, true, small ? 288 : 8192);
         up_traffic *tr = flow(&t, 0, 4, 1, 5, UP_TRAFFIC_SATURATE, 2048, 0);
-        sim_kernel_run_until(t.k, SIM_US(200));
+        sim_event_kernel_run_until(t.k, SIM_US(200));
         gp[small] = (double)up_traffic_rx_bytes(tr);
         const up_cport_stats *rx = up_cport_stats_get(t.n[1], 5);
         const up_cport_stats *tx = up_cport_stats_get(t.n[0], 4);
@@ -377,7 +377,7 @@ static void tc1_latency(bool preemption, up_hist *out)
     connect(&t, 0, 6, 1, 7, 1, false, 0);
     up_traffic *bulk = flow(&t, 0, 4, 1, 5, UP_TRAFFIC_SATURATE, 2048, 0);
     up_traffic *prio = flow(&t, 0, 6, 1, 7, UP_TRAFFIC_CBR, 8, 0);
-    sim_kernel_run_until(t.k, SIM_US(500));
+    sim_event_kernel_run_until(t.k, SIM_US(500));
     *out = up_cport_stats_get(t.n[1], 7)->latency;
     CU_ASSERT(out->count > 100);
     const up_port_stats *a = up_port_stats_get(up_node_port(t.n[0]));
@@ -417,7 +417,7 @@ static void test_switch_shares_an_output_round_robin(void)
     connect(&t, 1, 4, 2, 6, 0, false, 0);
     up_traffic *x = flow(&t, 0, 4, 2, 5, UP_TRAFFIC_SATURATE, 2048, 0);
     up_traffic *y = flow(&t, 1, 4, 2, 6, UP_TRAFFIC_SATURATE, 2048, 0);
-    sim_kernel_run_until(t.k, SIM_US(500));
+    sim_event_kernel_run_until(t.k, SIM_US(500));
     double a = (double)up_traffic_rx_bytes(x), b = (double)up_traffic_rx_bytes(y);
     CU_ASSERT(fabs(a - b) / (a + b) < 0.02);
     /* together they fill the output */
@@ -445,7 +445,7 @@ static void test_switch_statistics_show_head_of_line_blocking(void)
         up_traffic *ac = flow(&t, 0, 4, 2, 5, UP_TRAFFIC_SATURATE, 256, 0);
         up_traffic *ad = flow(&t, 0, 6, 3, 7, UP_TRAFFIC_SATURATE, 256, 0);
         up_traffic *bc = congested ? flow(&t, 1, 4, 2, 8, UP_TRAFFIC_SATURATE, 256, 0) : NULL;
-        sim_kernel_run_until(t.k, SIM_US(300));
+        sim_event_kernel_run_until(t.k, SIM_US(300));
         hol[congested] = sw_switch_port_stats(t.sw, 0)->hol_blocked;
         to_d[congested] = (double)up_traffic_rx_bytes(ad);
         up_traffic_free(ac);
@@ -468,7 +468,7 @@ static void test_switch_drops_and_counts_unrouted_frames(void)
     x.flags = 0;
     CU_ASSERT_EQUAL(up_cport_connect(t.n[0], 1, &x), 0);
     CU_ASSERT_EQUAL(up_cport_send(t.n[0], 1, "hi", 2, 0), 0);
-    sim_kernel_run_until(t.k, SIM_US(50));
+    sim_event_kernel_run_until(t.k, SIM_US(50));
     CU_ASSERT_EQUAL(sw_switch_port_stats(t.sw, 0)->dropped_unrouted, 1);
     CU_ASSERT_EQUAL(up_port_rx_buffered(sw_switch_port(t.sw, 0), 0), 0);
     bed_fini(&t);
@@ -507,7 +507,7 @@ static void test_message_bytes_arrive_intact_across_segments(void)
     for (unsigned i = 0; i < sizeof msg; i++)
         msg[i] = (char)(i * 7 + 3);
     CU_ASSERT_EQUAL(up_cport_send(t.n[0], 4, msg, sizeof msg, 9), 0);
-    sim_kernel_run_until(t.k, SIM_US(50));
+    sim_event_kernel_run_until(t.k, SIM_US(50));
     CU_ASSERT_EQUAL(got.n, 1);
     CU_ASSERT_EQUAL(got.len, sizeof msg);
     CU_ASSERT(memcmp(got.buf, msg, sizeof msg) == 0);

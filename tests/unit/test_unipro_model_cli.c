@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "tests/unit/unit.h"
-#include "unipro-model/model_cli.h"
-#include "unipro-model/model_topo.h"
+#include "gbvp/cmd_model.h"
+#include "gbvp/model/model_topo.h"
 
 static char *write_tmp(const char *text)
 {
@@ -118,13 +118,13 @@ static void test_model_cli_flags_and_bad_arguments(void)
 {
     char *ok[] = { "model", "--gear", "HS-G2A", "--lanes", "1", "--duration", "50us", "--quiet",
                    "--switch", NULL };
-    CU_ASSERT_EQUAL(model_cli_main(9, ok), 0);
+    CU_ASSERT_EQUAL(cmd_model_main(9, ok), 0);
     char *bad[] = { "model", "--duration", "soon", NULL };
-    CU_ASSERT_EQUAL(model_cli_main(3, bad), 2);
+    CU_ASSERT_EQUAL(cmd_model_main(3, bad), 2);
     char *bad2[] = { "model", "--gear", "HS-G7A", "--quiet", NULL };
-    CU_ASSERT_EQUAL(model_cli_main(4, bad2), 1);
+    CU_ASSERT_EQUAL(cmd_model_main(4, bad2), 1);
     char *missing[] = { "model", "/nonexistent/topology.txt", NULL };
-    CU_ASSERT_EQUAL(model_cli_main(2, missing), 1);
+    CU_ASSERT_EQUAL(cmd_model_main(2, missing), 1);
 }
 
 /* Field `key` (a number) of flow `flow` in the model's JSON statistics; -1 when absent. */
@@ -222,7 +222,7 @@ static int run_model_in(const char *dir, char *args)
     if (pid == 0) {
         if (chdir(dir) || !freopen("/dev/null", "w", stdout))
             _exit(99);
-        _exit(model_cli_main(argc, argv));
+        _exit(cmd_model_main(argc, argv));
     }
     int st = 0;
     if (pid < 0 || waitpid(pid, &st, 0) != pid)

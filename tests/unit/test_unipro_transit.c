@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "sim/kernel.h"
+#include "event-kernel/event_kernel.h"
 #include "switch-model/pwrm.h"
 #include "switch-model/switch_transit.h"
 #include "tests/unit/unit.h"
@@ -31,7 +31,7 @@ static void deliver(void *ctx, const gb_svc_path *p, const uint8_t *msg, size_t 
 }
 
 typedef struct bed {
-    sim_kernel *k;
+    sim_event_kernel *k;
     up_env *env;
     sw_transit *t;
     sink s;
@@ -40,8 +40,8 @@ typedef struct bed {
 static void bed_init(bed *b)
 {
     memset(b, 0, sizeof *b);
-    b->k = sim_kernel_new(0);
-    b->env = up_env_new(sim_kernel_scheduler(b->k));
+    b->k = sim_event_kernel_new(0);
+    b->env = up_env_new(sim_event_kernel_scheduler(b->k));
     sw_transit_cfg c = sw_transit_cfg_default();
     b->t = sw_transit_new(b->env, &c, deliver, &b->s);
     CU_ASSERT_FATAL(b->t != NULL);
@@ -52,7 +52,7 @@ static void bed_fini(bed *b)
     sw_transit_free(b->t);
     CU_ASSERT_EQUAL(up_env_live_msgs(b->env), 0);
     up_env_free(b->env);
-    sim_kernel_free(b->k);
+    sim_event_kernel_free(b->k);
 }
 
 static const gb_svc_path ap_to_2 = { .src_intf = 1, .dst_intf = 2, .src_cport = 4,
@@ -67,7 +67,7 @@ static void test_transit_delivers_messages_after_the_network_latency(void)
     for (unsigned i = 0; i < sizeof msg; i++)
         msg[i] = (uint8_t)(i * 3);
     CU_ASSERT_EQUAL(sw_transit_message(b.t, &ap_to_2, msg, sizeof msg), 0);
-    sim_kernel_run_until(b.k, SIM_US(20));
+    sim_event_kernel_run_until(b.k, SIM_US(20));
     CU_ASSERT_EQUAL(b.s.n, 1);
     CU_ASSERT_EQUAL(b.s.len, sizeof msg);
     CU_ASSERT(memcmp(b.s.msg, msg, sizeof msg) == 0);
@@ -79,7 +79,7 @@ static void test_transit_delivers_messages_after_the_network_latency(void)
     gb_svc_path back = { .src_intf = 2, .dst_intf = 1, .src_cport = 1, .dst_cport = 4,
                          .src_device_id = 2, .dst_device_id = 1, .in_port = 2, .out_port = 1 };
     CU_ASSERT_EQUAL(sw_transit_message(b.t, &back, msg, 8), 0);
-    sim_kernel_run_until(b.k, SIM_US(40));
+    sim_event_kernel_run_until(b.k, SIM_US(40));
     CU_ASSERT_EQUAL(b.s.n, 2);
     CU_ASSERT_EQUAL(b.s.path.dst_intf, 1);
     gb_svc_path bad = ap_to_2;
@@ -113,18 +113,18 @@ static void test_transit_applies_set_power_mode_to_the_interface_link(void)
     up_link *l = sw_transit_link(b.t, 2);
     CU_ASSERT_FATAL(l != NULL);
     CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_PMC);
-    sim_kernel_run_until(b.k, SIM_MS(1));
+    sim_event_kernel_run_until(b.k, SIM_MS(1));
     CU_ASSERT_EQUAL(up_link_get_cfg(l)->phy.gear, 1);
     CU_ASSERT_EQUAL(up_link_get_cfg(l)->phy.lanes, 1);
     CU_ASSERT_EQUAL(b.s.n, 1); /* delivered once the link was up again */
     /* hibernate, then back to HS-G2B x2 */
     pwrm(req, 0x11, 0, 0, 0);
     CU_ASSERT_EQUAL(sw_transit_power_mode(b.t, 2, req, sizeof req), 0);
-    sim_kernel_run_until(b.k, SIM_MS(2));
+    sim_event_kernel_run_until(b.k, SIM_MS(2));
     CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_HIBERN8);
     pwrm(req, UP_PWRMODE_FAST, 2, 2, UP_SERIES_B);
     CU_ASSERT_EQUAL(sw_transit_power_mode(b.t, 2, req, sizeof req), 0);
-    sim_kernel_run_until(b.k, SIM_MS(4));
+    sim_event_kernel_run_until(b.k, SIM_MS(4));
     CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_UP);
     CU_ASSERT(up_link_get_cfg(l)->phy.gear == 2 && up_link_get_cfg(l)->phy.series == UP_SERIES_B);
     /* slow: PWM; bad gear refused; short request refused */
@@ -133,7 +133,7 @@ static void test_transit_applies_set_power_mode_to_the_interface_link(void)
     CU_ASSERT_EQUAL(sw_transit_power_mode(b.t, 2, req, 10), -EINVAL);
     pwrm(req, UP_PWRMODE_SLOW, 2, 1, 0);
     CU_ASSERT_EQUAL(sw_transit_power_mode(b.t, 2, req, sizeof req), 0);
-    sim_kernel_run_until(b.k, SIM_MS(6));
+    sim_event_kernel_run_until(b.k, SIM_MS(6));
     CU_ASSERT_EQUAL(up_link_get_cfg(l)->phy.mode, UP_PHY_PWM);
     /* off: link down */
     pwrm(req, 0x12, 0, 0, 0);

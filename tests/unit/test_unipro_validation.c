@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sim/kernel.h"
+#include "event-kernel/event_kernel.h"
 #include "switch-model/switch.h"
 #include "tests/unit/unit.h"
 #include "unipro-model/up_consts.h"
@@ -87,7 +87,7 @@ static double burst_open_ps(unsigned gear, unsigned series)
 /* ---- the test bed: A -- switch -- B ------------------------------------------------- */
 
 typedef struct bed {
-    sim_kernel *k;
+    sim_event_kernel *k;
     up_env *env;
     up_node *a, *b;
     sw_switch *sw;
@@ -96,8 +96,8 @@ typedef struct bed {
 
 static void bed_init(bed *t, const bed_cfg *c)
 {
-    t->k = sim_kernel_new(0);
-    t->env = up_env_new(sim_kernel_scheduler(t->k));
+    t->k = sim_event_kernel_new(0);
+    t->env = up_env_new(sim_event_kernel_scheduler(t->k));
     up_dl_params dl = up_dl_params_default();
     dl.out_ack_threshold = c->ack_threshold;
     dl.rx_credits[0] = dl.rx_credits[1] = 1024;
@@ -144,7 +144,7 @@ static void bed_fini(bed *t)
     CU_ASSERT_EQUAL(up_env_live_frames(t->env), 0);
     CU_ASSERT_EQUAL(up_env_live_msgs(t->env), 0);
     up_env_free(t->env);
-    sim_kernel_free(t->k);
+    sim_event_kernel_free(t->k);
 }
 
 static double measure_goodput(const bed_cfg *c, unsigned payload, double *analytic)
@@ -161,9 +161,9 @@ static double measure_goodput(const bed_cfg *c, unsigned payload, double *analyt
     sim_time window = (sim_time)(2000 * msg_ps);
     if (window < SIM_US(20))
         window = SIM_US(20);
-    sim_kernel_run_until(t.k, warm);
+    sim_event_kernel_run_until(t.k, warm);
     uint64_t b0 = up_traffic_rx_bytes(tr);
-    sim_kernel_run_until(t.k, warm + window);
+    sim_event_kernel_run_until(t.k, warm + window);
     uint64_t b1 = up_traffic_rx_bytes(tr);
     CU_ASSERT_EQUAL(up_traffic_stats_get(tr)->order_errors, 0);
     up_traffic_free(tr);
@@ -244,9 +244,9 @@ static sim_time idle_latency(const bed_cfg *c, unsigned payload)
     bed_init(&t, c);
     one_msg o = { 0, 0 };
     up_cport_set_handler(t.b, 5, &one_ops, &o);
-    sim_kernel_run_until(t.k, SIM_US(10));
+    sim_event_kernel_run_until(t.k, SIM_US(10));
     CU_ASSERT_EQUAL(up_cport_send(t.a, 4, NULL, payload + 8, 1), 0);
-    sim_kernel_run_until(t.k, SIM_MS(1));
+    sim_event_kernel_run_until(t.k, SIM_MS(1));
     CU_ASSERT_EQUAL(o.count, 1);
     bed_fini(&t);
     return o.latency;
@@ -297,14 +297,14 @@ static void test_pwm_g1_goodput_is_rate_bound(void)
     CU_ASSERT_EQUAL(up_link_set_power_mode(t.l1, &pwm, NULL, 0), 0);
     CU_ASSERT_EQUAL(up_link_set_power_mode(t.l2, &pwm, NULL, 0), 0);
     CU_ASSERT_EQUAL(up_link_get_state(t.l1), UP_LINK_PMC);
-    sim_kernel_run_until(t.k, SIM_MS(2));
+    sim_event_kernel_run_until(t.k, SIM_MS(2));
     CU_ASSERT_EQUAL(up_link_get_state(t.l1), UP_LINK_UP);
     up_traffic_cfg tc = { .kind = UP_TRAFFIC_SATURATE, .size = 2040, .header = 8, .depth = 2 };
     up_traffic *tr = up_traffic_new(t.env, &tc, t.a, 4, t.b, 5);
     up_traffic_start(tr);
-    sim_kernel_run_until(t.k, SIM_MS(20));
+    sim_event_kernel_run_until(t.k, SIM_MS(20));
     uint64_t b0 = up_traffic_rx_bytes(tr);
-    sim_kernel_run_until(t.k, SIM_MS(220));
+    sim_event_kernel_run_until(t.k, SIM_MS(220));
     double got = (double)(up_traffic_rx_bytes(tr) - b0) * 8.0 / 0.2;
     /* 9 Mb/s line, 8b10b: 7.2 Mb/s; 2048-byte messages in 1056 symbols */
     double expect = 2040 * 8.0 / (1056 * 20 / 9e6);
@@ -319,8 +319,8 @@ static void test_message_level_mode_matches_analytic_goodput_and_latency(void)
     static const unsigned sizes[] = { 8, 64, 256, 1024, 2048 };
     for (unsigned g = 1; g <= 4; g++)
         for (unsigned si = 0; si < 5; si++) {
-            sim_kernel *k = sim_kernel_new(0);
-            up_fast *f = up_fast_new(sim_kernel_scheduler(k), NULL, FWD_LATENCY);
+            sim_event_kernel *k = sim_event_kernel_new(0);
+            up_fast *f = up_fast_new(sim_event_kernel_scheduler(k), NULL, FWD_LATENCY);
             up_phy_cfg phy = { UP_PHY_HS, (uint8_t)g, UP_SERIES_A, 4 };
             CU_ASSERT_FATAL(up_fast_add_node(f) == 0 && up_fast_add_node(f) == 1);
             CU_ASSERT_FATAL(up_fast_add_switch(f, 4) == 0);
@@ -329,9 +329,9 @@ static void test_message_level_mode_matches_analytic_goodput_and_latency(void)
             CU_ASSERT_FATAL(up_fast_route(f, 0, 1, 1) == 0);
             int probe = up_fast_flow(f, 0, 1, sizes[si], 8, 0, UP_SEGMENT_MAX);
             CU_ASSERT_FATAL(probe == 0);
-            sim_kernel_run_until(k, SIM_US(10));
+            sim_event_kernel_run_until(k, SIM_US(10));
             CU_ASSERT_EQUAL(up_fast_send(f, 0), 0);
-            sim_kernel_run_until(k, SIM_US(100));
+            sim_event_kernel_run_until(k, SIM_US(100));
             const up_hist *h = up_fast_flow_latency(f, 0);
             CU_ASSERT_EQUAL_FATAL(h->count, 1);
             double sym = symbol_ps(g, UP_SERIES_A, 4);
@@ -342,14 +342,14 @@ static void test_message_level_mode_matches_analytic_goodput_and_latency(void)
                             (double)FWD_LATENCY;
             CU_ASSERT(fabs((double)h->max - expect) <= 2.0 * frames + 2);
             int sat = up_fast_flow(f, 0, 1, sizes[si], 8, 2, UP_SEGMENT_MAX);
-            sim_kernel_run_until(k, SIM_US(200));
+            sim_event_kernel_run_until(k, SIM_US(200));
             uint64_t b0 = up_fast_flow_rx_bytes(f, (unsigned)sat);
-            sim_kernel_run_until(k, SIM_US(1200));
+            sim_event_kernel_run_until(k, SIM_US(1200));
             double got = (double)(up_fast_flow_rx_bytes(f, (unsigned)sat) - b0) * 8 / 1e-3;
             double rate = sizes[si] * 8.0 / (all * sym * 1e-12);
             CU_ASSERT(fabs(got - rate) / rate < 0.005);
             up_fast_free(f);
-            sim_kernel_free(k);
+            sim_event_kernel_free(k);
         }
 }
 
@@ -358,8 +358,8 @@ static void test_message_level_mode_matches_analytic_goodput_and_latency(void)
  * of the flow from A to B in *latency_ps. */
 static double frame_level_goodput_both_ways(unsigned payload, double *latency_ps)
 {
-    sim_kernel *k = sim_kernel_new(0);
-    up_env *env = up_env_new(sim_kernel_scheduler(k));
+    sim_event_kernel *k = sim_event_kernel_new(0);
+    up_env *env = up_env_new(sim_event_kernel_scheduler(k));
     up_node_cfg na = up_node_cfg_default(2), nb = up_node_cfg_default(3);
     up_node *a = up_node_new(env, &na, NULL, NULL), *b = up_node_new(env, &nb, NULL, NULL);
     sw_switch_cfg sc = sw_switch_cfg_default();
@@ -387,9 +387,9 @@ static double frame_level_goodput_both_ways(unsigned payload, double *latency_ps
     CU_ASSERT_FATAL(ab && ba);
     up_traffic_start(ab);
     up_traffic_start(ba);
-    sim_kernel_run_until(k, SIM_US(50));
+    sim_event_kernel_run_until(k, SIM_US(50));
     uint64_t b0 = up_traffic_rx_bytes(ab) + up_traffic_rx_bytes(ba);
-    sim_kernel_run_until(k, SIM_US(50) + SIM_MS(2));
+    sim_event_kernel_run_until(k, SIM_US(50) + SIM_MS(2));
     uint64_t b1 = up_traffic_rx_bytes(ab) + up_traffic_rx_bytes(ba);
     *latency_ps = up_hist_mean(&up_cport_stats_get(b, 5)->latency);
     up_traffic_free(ab);
@@ -400,7 +400,7 @@ static double frame_level_goodput_both_ways(unsigned payload, double *latency_ps
     up_node_free(b);
     sw_switch_free(sw);
     up_env_free(env);
-    sim_kernel_free(k);
+    sim_event_kernel_free(k);
     return (double)(b1 - b0) * 8.0 / 2 / 2e-3;
 }
 
@@ -411,8 +411,8 @@ static double frame_level_goodput_both_ways(unsigned payload, double *latency_ps
 static void test_message_level_mode_agrees_with_frame_level_with_traffic_both_ways(void)
 {
     const unsigned payload = 2048;
-    sim_kernel *k = sim_kernel_new(0);
-    up_fast *f = up_fast_new(sim_kernel_scheduler(k), NULL, FWD_LATENCY);
+    sim_event_kernel *k = sim_event_kernel_new(0);
+    up_fast *f = up_fast_new(sim_event_kernel_scheduler(k), NULL, FWD_LATENCY);
     up_phy_cfg phy = up_phy_cfg_default();
     CU_ASSERT_FATAL(up_fast_add_node(f) == 0 && up_fast_add_node(f) == 1);
     CU_ASSERT_FATAL(up_fast_add_switch(f, 2) == 0);
@@ -421,14 +421,14 @@ static void test_message_level_mode_agrees_with_frame_level_with_traffic_both_wa
     CU_ASSERT_FATAL(up_fast_route(f, 0, 1, 1) == 0 && up_fast_route(f, 0, 0, 0) == 0);
     CU_ASSERT_FATAL(up_fast_flow(f, 0, 1, payload, 8, 2, UP_SEGMENT_MAX) == 0);
     CU_ASSERT_FATAL(up_fast_flow(f, 1, 0, payload, 8, 2, UP_SEGMENT_MAX) == 1);
-    sim_kernel_run_until(k, SIM_US(50));
+    sim_event_kernel_run_until(k, SIM_US(50));
     uint64_t b0 = up_fast_flow_rx_bytes(f, 0) + up_fast_flow_rx_bytes(f, 1);
-    sim_kernel_run_until(k, SIM_US(50) + SIM_MS(2));
+    sim_event_kernel_run_until(k, SIM_US(50) + SIM_MS(2));
     uint64_t b1 = up_fast_flow_rx_bytes(f, 0) + up_fast_flow_rx_bytes(f, 1);
     double got = (double)(b1 - b0) * 8.0 / 2 / 2e-3;
     double latency = up_hist_mean(up_fast_flow_latency(f, 0));
     up_fast_free(f);
-    sim_kernel_free(k);
+    sim_event_kernel_free(k);
 
     double sym = symbol_ps(3, UP_SERIES_B, 2);
     unsigned frames;

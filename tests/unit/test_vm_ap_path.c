@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Module-originated traffic end to end: catalog modules in the SVC's slots, enumerated by
-// the test AP (tests/ap/, the 6.1 AP's behaviour), then backend events travel module ->
+// the test AP (ap-model/, the 6.1 AP's behaviour), then backend events travel module ->
 // switch data path -> AP, and the AP's answers travel back to the handler.
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tests/ap/ap.h"
+#include "ap-model/ap.h"
 #include "tests/unit/unit.h"
 #include "virtual-modules/backend_cmd.h"
-#include "virtual-modules/gb_message.h"
+#include "greybus/gb_message.h"
 #include "virtual-modules/gpio.h"
 #include "virtual-modules/power_supply.h"
 #include "virtual-modules/uart.h"

@@ -8,7 +8,7 @@
 #include "tests/unit/test_vm_harness.h"
 #include "tests/unit/test_vm_suites.h"
 #include "virtual-modules/behaviour.h"
-#include "virtual-modules/module_cli.h"
+#include "gbvp/cmd_module.h"
 #include "virtual-modules/power_supply.h"
 #include "virtual-modules/uart.h"
 #include "virtual-modules/vm_module.h"
@@ -175,7 +175,7 @@ static int run_cli(const char *dir, const char *verb, const char *name, char *ou
     char *argv[] = {"module", "--catalog", (char *)dir, (char *)verb, (char *)name, NULL};
     FILE *f = tmpfile();
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    int rc = module_cli_run(name ? 5 : 4, argv, f, f);
+    int rc = cmd_module_run(name ? 5 : 4, argv, f, f);
     rewind(f);
     size_t n = fread(out, 1, cap - 1, f);
     out[n] = '\0';

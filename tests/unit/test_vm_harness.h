@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "virtual-modules/gb_message.h"
+#include "greybus/gb_message.h"
 #include "virtual-modules/vm_interface.h"
 
 #define VMT_MAX_MSGS 64

@@ -7,7 +7,7 @@
 #include "tests/unit/test_vm_harness.h"
 #include "tests/unit/test_vm_suites.h"
 #include "virtual-modules/dme.h"
-#include "virtual-modules/gb_protocols.h"
+#include "greybus/gb_protocols.h"
 
 /* greybus-reference.md §5.4: "Project Ara" / "Simple GPIO Interface", bundle 1 class 0x0a,
  * CPort 1 protocol GPIO: 76 bytes. */

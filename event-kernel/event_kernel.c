@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: MIT
+// gbvp's native event kernel (interface in event-kernel/event_kernel.h, design in docs/event-kernel.md).
+//
+// Two arrays, both grown by doubling and never shrunk, so steady-state scheduling does
+// not allocate:
+//  - nodes[]: one slot per event (callback, context, generation). Free slots form a LIFO
+//    list threaded through `next_free`. A handle is generation << 32 | slot; the
+//    generation changes whenever a slot is freed, so a stale handle never matches the
+//    slot's next occupant.
+//  - heap[]: a 4-ary min-heap of (time, seq << 32 | slot) (event-kernel/event_heap.h).
+//
+// Cancelling is lazy: the node forgets its callback and its heap entry stays behind as
+// "dead" until it reaches the top (where it is dropped) or until dead entries outnumber
+// live ones, when the heap is compacted in O(n). Either way each cancel costs O(1)
+// amortized plus, at most, one O(log n) removal later, and memory stays bounded by twice
+// the peak number of pending events.
+//
+// When an event runs, its heap entry stays at the root while the callback runs. The first
+// event the callback schedules overwrites the root and sifts down once, instead of a pop
+// (sift down) plus a push (sift up): the common "event schedules its successor" pattern
+// costs a single heap pass. If the callback schedules nothing, the root is popped after.
+//
+// Sequence numbers have 32 bits in the key. When they run out (every ~4e9 schedules) the
+// heap is sorted by (time, key), which keeps it a valid heap, and the pending events are
+// renumbered 0..n-1 in that order, which keeps their relative order.
+#include "event-kernel/event_kernel.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event-kernel/event_heap.h"
+
+#define SLOT_NONE UINT32_MAX
+/* Slots are 32-bit and SLOT_NONE is reserved. */
+#define MAX_SLOTS ((size_t)UINT32_MAX - 1)
+#define DEFAULT_CAPACITY 64
+#define SEQ_LIMIT ((uint64_t)1 << 32)
+/* Compaction starts once dead entries exceed both this and the live count. */
+#define COMPACT_MIN_DEAD 64
+
+typedef struct sim_event_kernel_node {
+    sim_event_fn fn; /* NULL when free or cancelled */
+    void *ctx;
+    uint32_t gen;       /* never 0, so a handle is never SIM_EVENT_NONE */
+    uint32_t next_free; /* free-list link while free */
+} sim_event_kernel_node;
+
+struct sim_event_kernel {
+    sim_scheduler sched;
+    sim_heap_entry *heap;
+    size_t len;     /* heap entries, dead ones included */
+    size_t cap;     /* slots in nodes[] = entries room in heap[] */
+    sim_event_kernel_node *nodes;
+    uint32_t free_head;
+    size_t live;    /* pending events */
+    size_t dead;    /* cancelled entries still in the heap */
+    sim_time now;
+    uint64_t next_seq;
+    uint64_t seq_limit;
+    uint64_t executed;
+    bool in_callback;
+    bool root_pending; /* heap[0] belongs to the event running and may be overwritten */
+    bool running;      /* inside run/run_until */
+    bool stop;
+    char error[200];
+};
+
+static int fail(sim_event_kernel *k, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(sim_event_kernel *k, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(k->error, sizeof k->error, fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+static uint32_t next_gen(uint32_t gen)
+{
+    return gen == UINT32_MAX ? 1 : gen + 1;
+}
+
+static void free_slot(sim_event_kernel *k, uint32_t slot)
+{
+    sim_event_kernel_node *n = &k->nodes[slot];
+    n->fn = NULL;
+    n->ctx = NULL;
+    n->gen = next_gen(n->gen);
+    n->next_free = k->free_head;
+    k->free_head = slot;
+}
+
+/* Doubles both arrays (slots and heap room go together: each slot has at most one entry). */
+static int grow(sim_event_kernel *k)
+{
+    if (k->cap >= MAX_SLOTS)
+        return fail(k, -ENOMEM, "schedule: %zu events pending, the kernel's limit", k->cap);
+    size_t cap = k->cap > MAX_SLOTS / 2 ? MAX_SLOTS : k->cap * 2;
+    sim_heap_entry *heap = sim_heap_alloc(cap);
+    sim_event_kernel_node *nodes = heap ? realloc(k->nodes, cap * sizeof *nodes) : NULL;
+    if (!nodes) {
+        sim_heap_release(heap);
+        return fail(k, -ENOMEM, "schedule: out of memory growing the event pool to %zu events",
+                    cap);
+    }
+    memcpy(heap, k->heap, k->len * sizeof *heap);
+    sim_heap_release(k->heap);
+    k->heap = heap;
+    k->nodes = nodes;
+    /* Chain the new slots so that the lowest index comes out first. */
+    for (size_t i = cap; i-- > k->cap;) {
+        nodes[i] = (sim_event_kernel_node){ .gen = 1, .next_free = k->free_head };
+        k->free_head = (uint32_t)i;
+    }
+    k->cap = cap;
+    return 0;
+}
+
+sim_event_kernel *sim_event_kernel_new(size_t initial_capacity)
+{
+    sim_event_kernel *k = calloc(1, sizeof *k);
+    if (!k)
+        return NULL;
+    size_t cap = initial_capacity ? initial_capacity : DEFAULT_CAPACITY;
+    if (cap > MAX_SLOTS)
+        cap = MAX_SLOTS;
+    k->heap = sim_heap_alloc(cap);
+    k->nodes = malloc(cap * sizeof *k->nodes);
+    if (!k->heap || !k->nodes) {
+        sim_heap_release(k->heap);
+        free(k->nodes);
+        free(k);
+        return NULL;
+    }
+    k->free_head = SLOT_NONE;
+    for (size_t i = cap; i-- > 0;) {
+        k->nodes[i] = (sim_event_kernel_node){ .gen = 1, .next_free = k->free_head };
+        k->free_head = (uint32_t)i;
+    }
+    k->cap = cap;
+    k->seq_limit = SEQ_LIMIT;
+    return k;
+}
+
+void sim_event_kernel_free(sim_event_kernel *k)
+{
+    if (!k)
+        return;
+    sim_heap_release(k->heap);
+    free(k->nodes);
+    free(k);
+}
+
+/* Removes the root entry (nodes untouched). */
+static void pop_root(sim_event_kernel *k)
+{
+    k->len--;
+    if (k->len > 0) {
+        k->heap[0] = k->heap[k->len];
+        sim_heap_sift_down(k->heap, k->len, 0);
+    }
+}
+
+/* Drops the root entry of the event running, if no schedule has reused it yet. */
+static void settle_root(sim_event_kernel *k)
+{
+    if (k->root_pending) {
+        k->root_pending = false;
+        pop_root(k);
+    }
+}
+
+static void compact(sim_event_kernel *k)
+{
+    settle_root(k);
+    size_t j = 0;
+    for (size_t i = 0; i < k->len; i++) {
+        uint32_t slot = (uint32_t)k->heap[i].key;
+        if (k->nodes[slot].fn)
+            k->heap[j++] = k->heap[i];
+        else
+            free_slot(k, slot);
+    }
+    k->len = j;
+    k->dead = 0;
+    sim_heap_build(k->heap, k->len);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const sim_heap_entry *x = a, *y = b;
+    return sim_heap_less(*x, *y) ? -1 : sim_heap_less(*y, *x) ? 1 : 0;
+}
+
+/* Gives the entries fresh sequence numbers 0..len-1 in (time, seq) order. */
+static int renumber(sim_event_kernel *k)
+{
+    settle_root(k);
+    if (k->len >= k->seq_limit)
+        return fail(k, -ENOMEM, "schedule: %zu events pending exceed the sequence limit %" PRIu64,
+                    k->len, k->seq_limit);
+    /* A sorted array is a valid heap, and ranks in it preserve the order of equal times. */
+    qsort(k->heap, k->len, sizeof *k->heap, cmp_entry);
+    for (size_t i = 0; i < k->len; i++)
+        k->heap[i].key = (uint64_t)i << 32 | (uint32_t)k->heap[i].key;
+    k->next_seq = k->len;
+    return 0;
+}
+
+int sim_event_kernel_schedule(sim_event_kernel *k, sim_time delay, sim_event_fn fn, void *ctx,
+                        sim_event *out)
+{
+    if (!fn)
+        return fail(k, -EINVAL, "schedule: callback is NULL");
+    if (delay > SIM_TIME_MAX - k->now)
+        return fail(k, -ERANGE,
+                    "schedule: delay %" PRIu64 " ps from now %" PRIu64
+                    " ps is past the end of simulated time (%" PRIu64 " ps)",
+                    delay, k->now, (uint64_t)SIM_TIME_MAX);
+    if (k->next_seq >= k->seq_limit) {
+        int err = renumber(k);
+        if (err)
+            return err;
+    }
+    if (k->free_head == SLOT_NONE) {
+        int err = grow(k);
+        if (err)
+            return err;
+    }
+    uint32_t slot = k->free_head;
+    sim_event_kernel_node *n = &k->nodes[slot];
+    k->free_head = n->next_free;
+    n->fn = fn;
+    n->ctx = ctx;
+    sim_heap_entry e = { k->now + delay, k->next_seq++ << 32 | slot };
+    if (k->root_pending) {
+        k->root_pending = false;
+        k->heap[0] = e;
+        sim_heap_sift_down(k->heap, k->len, 0);
+    } else {
+        k->heap[k->len] = e;
+        sim_heap_sift_up(k->heap, k->len++);
+    }
+    k->live++;
+    if (out)
+        out->id = (uint64_t)n->gen << 32 | slot;
+    return 0;
+}
+
+bool sim_event_kernel_cancel(sim_event_kernel *k, sim_event event)
+{
+    uint64_t slot = event.id & UINT32_MAX;
+    uint32_t gen = (uint32_t)(event.id >> 32);
+    if (slot >= k->cap)
+        return false;
+    sim_event_kernel_node *n = &k->nodes[slot];
+    if (n->gen != gen || !n->fn)
+        return false;
+    /* The slot stays taken by its dead heap entry until that entry is dropped. */
+    n->fn = NULL;
+    n->ctx = NULL;
+    k->live--;
+    k->dead++;
+    if (k->dead > COMPACT_MIN_DEAD && k->dead > k->live)
+        compact(k);
+    return true;
+}
+
+/* Runs the earliest event if it is due at or before `limit`; drops dead entries on the way.
+ * Returns whether an event ran. */
+static bool run_one(sim_event_kernel *k, sim_time limit)
+{
+    while (k->len > 0 && k->heap[0].time <= limit) {
+        sim_heap_entry top = k->heap[0];
+        uint32_t slot = (uint32_t)top.key;
+        sim_event_kernel_node *n = &k->nodes[slot];
+        if (!n->fn) {
+            pop_root(k);
+            free_slot(k, slot);
+            k->dead--;
+            continue;
+        }
+        sim_event_fn fn = n->fn;
+        void *ctx = n->ctx;
+        /* Free before the call: the callback may reuse the slot, and its own handle is
+         * already stale (cancelling a running event returns false). */
+        free_slot(k, slot);
+        k->live--;
+        k->now = top.time;
+        k->executed++;
+        k->root_pending = true;
+        k->in_callback = true;
+        fn(ctx);
+        k->in_callback = false;
+        settle_root(k);
+        return true;
+    }
+    return false;
+}
+
+int sim_event_kernel_step(sim_event_kernel *k)
+{
+    if (k->in_callback)
+        return fail(k, -EBUSY, "step: called from inside an event callback");
+    return run_one(k, SIM_TIME_MAX) ? 1 : 0;
+}
+
+static int run_to(sim_event_kernel *k, sim_time limit)
+{
+    k->running = true;
+    k->stop = false;
+    while (run_one(k, limit)) {
+        if (k->stop) {
+            k->running = false;
+            k->stop = false;
+            return SIM_EVENT_KERNEL_STOPPED;
+        }
+    }
+    k->running = false;
+    return 0;
+}
+
+int sim_event_kernel_run(sim_event_kernel *k)
+{
+    if (k->in_callback)
+        return fail(k, -EBUSY, "run: called from inside an event callback");
+    return run_to(k, SIM_TIME_MAX);
+}
+
+int sim_event_kernel_run_until(sim_event_kernel *k, sim_time limit)
+{
+    if (k->in_callback)
+        return fail(k, -EBUSY, "run_until: called from inside an event callback");
+    if (limit < k->now)
+        return fail(k, -EINVAL, "run_until: limit %" PRIu64 " ps is before now (%" PRIu64 " ps)",
+                    limit, k->now);
+    int ret = run_to(k, limit);
+    if (ret == 0)
+        k->now = limit;
+    return ret;
+}
+
+int sim_event_kernel_run_for(sim_event_kernel *k, sim_time duration)
+{
+    if (k->in_callback)
+        return fail(k, -EBUSY, "run_for: called from inside an event callback");
+    if (duration > SIM_TIME_MAX - k->now)
+        return fail(k, -ERANGE,
+                    "run_for: duration %" PRIu64 " ps from now %" PRIu64
+                    " ps is past the end of simulated time (%" PRIu64 " ps)",
+                    duration, k->now, (uint64_t)SIM_TIME_MAX);
+    return sim_event_kernel_run_until(k, k->now + duration);
+}
+
+void sim_event_kernel_stop(sim_event_kernel *k)
+{
+    if (k->running)
+        k->stop = true;
+}
+
+bool sim_event_kernel_next_time(sim_event_kernel *k, sim_time *out)
+{
+    /* The entry of a running event is not pending; dead entries on top are dropped. */
+    settle_root(k);
+    while (k->len > 0) {
+        uint32_t slot = (uint32_t)k->heap[0].key;
+        if (k->nodes[slot].fn) {
+            *out = k->heap[0].time;
+            return true;
+        }
+        pop_root(k);
+        free_slot(k, slot);
+        k->dead--;
+    }
+    return false;
+}
+
+sim_time sim_event_kernel_now(const sim_event_kernel *k)
+{
+    return k->now;
+}
+
+size_t sim_event_kernel_pending(const sim_event_kernel *k)
+{
+    return k->live;
+}
+
+size_t sim_event_kernel_capacity(const sim_event_kernel *k)
+{
+    return k->cap;
+}
+
+uint64_t sim_event_kernel_executed(const sim_event_kernel *k)
+{
+    return k->executed;
+}
+
+const char *sim_event_kernel_last_error(const sim_event_kernel *k)
+{
+    return k->error;
+}
+
+void sim_event_kernel_set_seq_limit_for_test(sim_event_kernel *k, uint64_t limit)
+{
+    k->seq_limit = limit < SEQ_LIMIT ? limit : SEQ_LIMIT;
+}
+
+/* The scheduler interface: thin adapters so models need only event-kernel/scheduler.h. */
+static sim_time ops_now(void *self)
+{
+    return sim_event_kernel_now(self);
+}
+
+static int ops_schedule(void *self, sim_time delay, sim_event_fn fn, void *ctx,
+                        sim_event *out)
+{
+    return sim_event_kernel_schedule(self, delay, fn, ctx, out);
+}
+
+static bool ops_cancel(void *self, sim_event event)
+{
+    return sim_event_kernel_cancel(self, event);
+}
+
+static const sim_scheduler_ops kernel_ops = {
+    .now = ops_now,
+    .schedule = ops_schedule,
+    .cancel = ops_cancel,
+};
+
+const sim_scheduler *sim_event_kernel_scheduler(sim_event_kernel *k)
+{
+    k->sched = (sim_scheduler){ .ops = &kernel_ops, .self = k };
+    return &k->sched;
+}

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+// `gbvp test PATH...`: the regression runner. Every scenario runs in its own simulator
+// process (`gbvp scenario`), up to -j at a time; the runner prints one TAP line per
+// scenario, the summary "N passed, N failed", writes a combined JUnit XML file, and keeps
+// the TAP, JUnit and log of every failed scenario in the artifacts folder.
+#include "gbvp/cmd_test.h"
+#include "gbvp/scenario/scenario.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FORWARD 64
+#define MAX_JOBS 64
+
+typedef struct job {
+    char *file;
+    char dir[PATH_MAX];
+    pid_t pid;
+    int status; /* exit status; -1 killed at the time limit, -2 could not start */
+    bool done;
+    struct timespec start;
+    double seconds;
+} job;
+
+typedef struct runner {
+    job *jobs;
+    size_t njobs, cap;
+    unsigned nproc;
+    const char *artifacts, *junit;
+    const char *forward[MAX_FORWARD];
+    size_t nforward;
+    unsigned timeout_s;
+    bool keep;
+} runner;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: gbvp test [-j N] [--artifacts DIR] [--junit FILE] [--seed N]\n"
+            "                 [--set NAME=VALUE]... [--target T] [--timing T] [--timeout S]\n"
+            "                 [--keep] PATH...\n\n"
+            "Runs every scenario (a .lua file, or each .lua file in a folder) in its own\n"
+            "simulator process and prints TAP and the summary 'N passed, N failed'.\n"
+            "Exit status: 0 all passed, 1 some failed, 2 bad usage.\n\n"
+            "  -j N             scenarios at a time (default 1)\n"
+            "  --artifacts DIR  where a failed scenario's TAP, JUnit and log stay\n"
+            "                   (default gbvp-artifacts)\n"
+            "  --junit FILE     write every scenario's results as one JUnit XML file\n"
+            "  --seed N         passed to every scenario (default 1)\n"
+            "  --set NAME=VALUE passed to every scenario (gbvp.arg)\n"
+            "  --target T       passed to every scenario (test-ap, gbvp-sim; see gbvp scenario)\n"
+            "  --timing T       passed to every scenario (gbvp-sim: off, frame or message)\n"
+            "  --timeout S      each scenario's wall-clock limit (default 300)\n"
+            "  --keep           keep the artifacts of passed scenarios too\n");
+}
+
+static int add_job(runner *r, const char *file)
+{
+    if (r->njobs == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        job *j = realloc(r->jobs, cap * sizeof *j);
+        if (!j)
+            return -ENOMEM;
+        r->jobs = j;
+        r->cap = cap;
+    }
+    job *j = &r->jobs[r->njobs];
+    memset(j, 0, sizeof *j);
+    j->file = strdup(file);
+    if (!j->file)
+        return -ENOMEM;
+    r->njobs++;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A file, or the .lua files of a folder in name order. */
+static int add_path(runner *r, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st)) {
+        fprintf(stderr, "gbvp test: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode))
+        return add_job(r, path) ? -1 : 0;
+    DIR *d = opendir(path);
+    if (!d) {
+        fprintf(stderr, "gbvp test: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".lua") || e->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **nn = realloc(names, cap * sizeof *nn);
+            if (!nn) {
+                rc = -1;
+                break;
+            }
+            names = nn;
+        }
+        size_t pl = strlen(path) + l + 2;
+        if (!(names[n] = malloc(pl))) {
+            rc = -1;
+            break;
+        }
+        snprintf(names[n++], pl, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/",
+                 e->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        if (!rc && add_job(r, names[i]))
+            rc = -1;
+        free(names[i]);
+    }
+    free(names);
+    if (!rc && n == 0)
+        fprintf(stderr, "gbvp test: %s: no .lua scenarios in this folder\n", path);
+    return rc;
+}
+
+static void scenario_name(const char *file, char *buf, size_t len)
+{
+    const char *b = strrchr(file, '/');
+    snprintf(buf, len, "%s", b ? b + 1 : file);
+    size_t n = strlen(buf);
+    if (n > 4 && !strcmp(buf + n - 4, ".lua"))
+        buf[n - 4] = 0;
+}
+
+static int mkdir_p(const char *path)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(tmp, 0755) && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+static void start(runner *r, size_t idx, const char *self)
+{
+    job *j = &r->jobs[idx];
+    char name[256];
+    scenario_name(j->file, name, sizeof name);
+    snprintf(j->dir, sizeof j->dir, "%s/%03zu-%s", r->artifacts, idx + 1, name);
+    clock_gettime(CLOCK_MONOTONIC, &j->start);
+    if (mkdir_p(j->dir)) {
+        fprintf(stderr, "gbvp test: cannot create %s: %s\n", j->dir, strerror(errno));
+        j->status = -2;
+        j->done = true;
+        return;
+    }
+    char tap[PATH_MAX + 8], junit[PATH_MAX + 16], log[PATH_MAX + 8], timeout[16];
+    snprintf(tap, sizeof tap, "%s/tap", j->dir);
+    snprintf(junit, sizeof junit, "%s/junit.xml", j->dir);
+    snprintf(log, sizeof log, "%s/log", j->dir);
+    snprintf(timeout, sizeof timeout, "%u", r->timeout_s);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        j->status = -2;
+        j->done = true;
+        return;
+    }
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        const char *argv[16 + MAX_FORWARD];
+        int n = 0;
+        argv[n++] = "gbvp";
+        argv[n++] = "scenario";
+        argv[n++] = j->file;
+        argv[n++] = "--tap";
+        argv[n++] = tap;
+        argv[n++] = "--junit";
+        argv[n++] = junit;
+        argv[n++] = "--timeout";
+        argv[n++] = timeout;
+        for (size_t i = 0; i < r->nforward; i++)
+            argv[n++] = r->forward[i];
+        argv[n] = NULL;
+        execv(self, (char *const *)argv);
+        fprintf(stderr, "gbvp test: cannot run %s: %s\n", self, strerror(errno));
+        _exit(127);
+    }
+    j->pid = pid;
+}
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void remove_dir(const char *dir)
+{
+    static const char *const files[] = { "tap", "junit.xml", "log" };
+    char p[PATH_MAX + 16];
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+/* Appends the scenario's own JUnit testsuite (without its XML declaration), or an error
+ * testsuite when it wrote none. */
+static void junit_append(FILE *out, const job *j)
+{
+    char path[PATH_MAX + 16], name[256];
+    snprintf(path, sizeof path, "%s/junit.xml", j->dir);
+    scenario_name(j->file, name, sizeof name);
+    FILE *f = j->status >= 0 ? fopen(path, "r") : NULL;
+    char line[4096];
+    bool any = false;
+    if (f) {
+        while (fgets(line, sizeof line, f)) {
+            if (!strncmp(line, "<?xml", 5))
+                continue;
+            fputs(line, out);
+            any = true;
+        }
+        fclose(f);
+    }
+    if (!any) {
+        const char *why = j->status == -1 ? "killed at the time limit"
+                          : j->status == -2 ? "could not be started"
+                                            : "ended without writing results (crashed?)";
+        fprintf(out, "<testsuite name=\"%s\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
+                     "  <testcase classname=\"%s\" name=\"scenario\">\n"
+                     "    <error message=\"%s\"/>\n  </testcase>\n</testsuite>\n",
+                name, name, why);
+    }
+}
+
+/* The reason of a skipped scenario ("# SKIP reason" in its TAP), "" when not skipped. */
+static void skip_reason(const job *j, char *buf, size_t len)
+{
+    char path[PATH_MAX + 8], line[512];
+    buf[0] = 0;
+    snprintf(path, sizeof path, "%s/tap", j->dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        char *s = strstr(line, " # SKIP ");
+        if (s && !strncmp(line, "ok ", 3)) {
+            snprintf(buf, len, "%s", s + 8);
+            buf[strcspn(buf, "\n")] = 0;
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi)
+        return false;
+    *out = (unsigned)v;
+    return true;
+}
+
+int cmd_test_main(int argc, char **argv)
+{
+    runner r = { .nproc = 1, .artifacts = "gbvp-artifacts", .timeout_s = 300 };
+    int rc = 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            rc = 0;
+            goto out;
+        }
+        if (!strcmp(a, "--keep")) {
+            r.keep = true;
+            continue;
+        }
+        if (a[0] != '-') {
+            if (add_path(&r, a))
+                goto out;
+            continue;
+        }
+        const char *v = NULL;
+        if (!strncmp(a, "-j", 2) && a[2]) {
+            v = a + 2;
+        } else if (i + 1 < argc) {
+            v = argv[++i];
+        } else {
+            fprintf(stderr, "gbvp test: %s needs a value (try --help)\n", a);
+            goto out;
+        }
+        if (!strncmp(a, "-j", 2)) {
+            if (!parse_uint(v, 1, MAX_JOBS, &r.nproc)) {
+                fprintf(stderr, "gbvp test: -j %s: want 1..%d\n", v, MAX_JOBS);
+                goto out;
+            }
+        } else if (!strcmp(a, "--artifacts")) {
+            r.artifacts = v;
+        } else if (!strcmp(a, "--junit")) {
+            r.junit = v;
+        } else if (!strcmp(a, "--timeout")) {
+            if (!parse_uint(v, 1, 86400, &r.timeout_s)) {
+                fprintf(stderr, "gbvp test: --timeout %s: want 1..86400 seconds\n", v);
+                goto out;
+            }
+        } else if (!strcmp(a, "--seed") || !strcmp(a, "--set") || !strcmp(a, "--target") ||
+                   !strcmp(a, "--timing")) {
+            if (r.nforward + 2 > MAX_FORWARD) {
+                fprintf(stderr, "gbvp test: too many --seed/--set/--target/--timing options\n");
+                goto out;
+            }
+            r.forward[r.nforward++] = a;
+            r.forward[r.nforward++] = v;
+        } else {
+            fprintf(stderr, "gbvp test: unknown option %s (try --help)\n", a);
+            goto out;
+        }
+    }
+    if (!r.njobs) {
+        fprintf(stderr, "gbvp test: no scenarios given (try --help)\n");
+        goto out;
+    }
+    char self[PATH_MAX];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl <= 0) {
+        fprintf(stderr, "gbvp test: cannot find my own program: %s\n", strerror(errno));
+        goto out;
+    }
+    self[sl] = 0;
+    if (mkdir_p(r.artifacts)) {
+        fprintf(stderr, "gbvp test: cannot create %s: %s\n", r.artifacts, strerror(errno));
+        goto out;
+    }
+
+    printf("TAP version 13\n1..%zu\n", r.njobs);
+    fflush(stdout);
+    size_t next = 0, running = 0, finished = 0, reported = 0;
+    unsigned passed = 0, failed = 0;
+    while (finished < r.njobs) {
+        while (running < r.nproc && next < r.njobs) {
+            start(&r, next, self);
+            if (r.jobs[next].done)
+                finished++;
+            else
+                running++;
+            next++;
+        }
+        for (size_t i = 0; i < next; i++) {
+            job *j = &r.jobs[i];
+            if (j->done || !j->pid)
+                continue;
+            int st;
+            pid_t p = waitpid(j->pid, &st, WNOHANG);
+            if (p == j->pid) {
+                j->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            } else if (since(&j->start) > r.timeout_s + 10.0) {
+                kill(j->pid, SIGKILL);
+                waitpid(j->pid, &st, 0);
+                j->status = -1;
+            } else {
+                continue;
+            }
+            j->done = true;
+            j->seconds = since(&j->start);
+            running--;
+            finished++;
+        }
+        /* Report in order, as soon as every earlier scenario is reported. */
+        while (reported < next && r.jobs[reported].done) {
+            job *j = &r.jobs[reported++];
+            if (j->status == 0) {
+                passed++;
+                char why[256];
+                skip_reason(j, why, sizeof why);
+                if (*why)
+                    printf("ok %zu - %s # SKIP %s\n", reported, j->file, why);
+                else
+                    printf("ok %zu - %s (%.2f s)\n", reported, j->file, j->seconds);
+            } else {
+                failed++;
+                printf("not ok %zu - %s (%s; log, TAP and JUnit in %s)\n", reported, j->file,
+                       j->status == -1 ? "killed at the time limit"
+                       : j->status == -2 ? "could not start"
+                       : j->status == 1  ? "failed"
+                                         : "ended abnormally",
+                       j->dir);
+            }
+            fflush(stdout);
+        }
+        if (finished < r.njobs)
+            nanosleep(&(struct timespec){ .tv_nsec = 5000000 }, NULL);
+    }
+    if (r.junit) {
+        FILE *f = fopen(r.junit, "w");
+        if (!f) {
+            fprintf(stderr, "gbvp test: cannot write %s: %s\n", r.junit, strerror(errno));
+            failed++;
+        } else {
+            fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+            for (size_t i = 0; i < r.njobs; i++)
+                junit_append(f, &r.jobs[i]);
+            fprintf(f, "</testsuites>\n");
+            fclose(f);
+        }
+    }
+    if (!r.keep)
+        for (size_t i = 0; i < r.njobs; i++)
+            if (r.jobs[i].status == 0)
+                remove_dir(r.jobs[i].dir);
+    if (!failed && !r.keep)
+        rmdir(r.artifacts); /* only if empty */
+    printf("%u passed, %u failed\n", passed, failed);
+    rc = failed ? 1 : 0;
+out:
+    for (size_t i = 0; i < r.njobs; i++)
+        free(r.jobs[i].file);
+    free(r.jobs);
+    return rc;
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// Inside the control socket: the server state shared by control.c (sockets, lines,
+// events) and control_cmd.c (the commands).
+#ifndef GBVP_SIM_CONTROL_INTERNAL_H
+#define GBVP_SIM_CONTROL_INTERNAL_H
+
+#include <json-glib/json-glib.h>
+
+#include "gbvp/ctl/ctl_server.h"
+
+enum {
+    CTL_EV_MODULE = 1u << 0,    /* module_inserted, module_removed */
+    CTL_EV_LINK = 1u << 1,      /* link_state (the AP's SVC connection up/down) */
+    CTL_EV_INTERFACE = 1u << 2, /* interface_activated, interface_deactivated */
+    CTL_EV_ASSERTION = 1u << 3, /* assertion (scenario checks) */
+    CTL_EV_LOG = 1u << 4,       /* log (scenario log lines) */
+    CTL_EV_ALL = 0x1f,
+};
+
+typedef struct ctl_client {
+    int fd;          /* -1 = unused */
+    char *in;        /* partial request line */
+    size_t in_len;
+    bool discarding; /* an over-long line is being skipped up to its newline */
+    char *out;       /* replies and events not yet written */
+    size_t out_len, out_cap;
+    unsigned events; /* CTL_EV_* subscribed */
+} ctl_client;
+
+typedef struct ctl_slot_seen {
+    bool occupied, active;
+} ctl_slot_seen;
+
+struct sim_control {
+    sim_control_backend b;
+    char *path;
+    int listen_fd;
+    ctl_client clients[SIM_CONTROL_MAX_CLIENTS];
+    ctl_slot_seen seen[GB_SVC_SLOTS_MAX];
+    bool link_up;
+};
+
+/* Handles one request from `cl` (NULL: no connection, subscriptions refused). Returns the
+ * reply as a new string without newline, NULL when out of memory. */
+char *ctl_handle(sim_control *c, ctl_client *cl, const char *line, size_t len);
+/* Sends an event object (built by the caller, consumed) to clients subscribed to `kind`. */
+void ctl_broadcast(sim_control *c, unsigned kind, JsonNode *event);
+/* Names for the subscribe command; 0 for an unknown name. */
+unsigned ctl_event_bit(const char *name);
+
+#endif

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// Internals of `gbvp model` shared by model_topo.c and model_net.c.
+#ifndef GBVP_UNIPRO_MODEL_INTERNAL_H
+#define GBVP_UNIPRO_MODEL_INTERNAL_H
+
+#include <stdio.h>
+
+#include "event-kernel/event_kernel.h"
+#include "switch-model/switch.h"
+#include "gbvp/model/model_topo.h"
+#include "unipro-model/up_consts.h"
+#include "unipro-model/up_fast.h"
+#include "unipro-model/up_fast_source.h"
+#include "unipro-model/up_link.h"
+#include "unipro-model/up_node.h"
+#include "unipro-model/up_traffic.h"
+
+#define MODEL_MAX 64
+#define MODEL_NAME_MAX 32
+#define MODEL_WHERE_MAX 300
+
+typedef struct model_node {
+    char name[MODEL_NAME_MAX];
+    char where[MODEL_WHERE_MAX];
+    int dev;
+    unsigned cports, credits, segment;
+    unsigned next_cport;
+    up_node *n;
+} model_node;
+
+typedef struct model_switch {
+    char name[MODEL_NAME_MAX];
+    char where[MODEL_WHERE_MAX];
+    sw_switch_cfg cfg;
+    sw_switch *sw;
+} model_switch;
+
+typedef struct model_end {
+    bool is_switch;
+    unsigned idx, port;
+} model_end;
+
+typedef struct model_link {
+    char where[MODEL_WHERE_MAX];
+    model_end a, b;
+    up_link_cfg cfg;
+    bool has_down, has_up;
+    sim_time down_at, up_at;
+    up_link *l;
+    struct model *m;
+} model_link;
+
+typedef struct model_flow {
+    char where[MODEL_WHERE_MAX];
+    unsigned src, dst;
+    up_traffic_cfg cfg;
+    uint8_t tc;
+    bool e2efc;
+    unsigned src_cport, dst_cport;
+    unsigned fast_idx;       /* --fast: the up_fast flow */
+    up_fast_source *fast_src; /* --fast, cbr and poisson: its source */
+    up_traffic *t;
+} model_flow;
+
+struct model {
+    model_node nodes[MODEL_MAX];
+    model_switch switches[MODEL_MAX];
+    model_link links[MODEL_MAX];
+    model_flow flows[MODEL_MAX];
+    unsigned n_nodes, n_switches, n_links, n_flows;
+    sim_time duration;
+    /* after model_run */
+    bool built;
+    bool fast;               /* ran in the message-level mode */
+    up_fast *uf;
+    sim_event_kernel *k;
+    up_env *env;
+    sim_time ran;
+    double wall;
+    uint64_t events;
+};
+
+void model_teardown(model *m);
+/* model_net.c, for both run modes: the message in err, -EINVAL */
+int model_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* 0 when m has not run yet and has a duration and nodes; else model_fail's. */
+int model_check_runnable(const model *m, sim_time duration, char *err, size_t len);
+/* Runs the built model's kernel for `duration` and records the run (ran, wall, events). */
+int model_run_kernel(model *m, sim_time duration, char *err, size_t len);
+/* model_fast.c */
+void model_fast_print(const model *m, FILE *out);
+void model_fast_json(const model *m, FILE *out);
+void model_fast_csv(const model *m, FILE *out);
+
+/* A latency histogram as a JSON object (count, p50, p90, p99, max, mean in ps) and as CSV
+ * rows "flow,OBJ,NAME_count|_p50_ps|_p90_ps|_p99_ps|_max_ps,VALUE"; both modes use them. */
+void model_json_hist(FILE *out, const up_hist *h);
+void model_csv_hist(FILE *out, const char *obj, const char *name, const up_hist *h);
+
+#endif

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+// The scenario engine's life cycle: a sandboxed Lua 5.4 state (no io, os or package: a
+// scenario reaches the world only through the gbvp table), the checks it records as TAP,
+// script errors reported as file:line, the seeded generator and the wall-clock limit.
+#include "gbvp/scenario/scenario_internal.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Identity of the error object gbvp.assert raises after recording its failure. */
+static const char assert_abort_key = 0;
+/* Identity of the error object gbvp.skip raises. */
+static const char skip_key = 0;
+
+void *sc_skip_marker(void)
+{
+    return (void *)&skip_key;
+}
+
+static char *dupstr(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+int sc_error(lua_State *L, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    luaL_where(L, 1);
+    lua_pushstring(L, msg);
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
+sim_scenario *sc_from_lua(lua_State *L)
+{
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
+/* The allocator carries the engine pointer, so every C function finds it. */
+static void *sc_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    (void)ud;
+    (void)osize;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+uint64_t sc_random_u64(sim_scenario *sc)
+{
+    return sim_rng_next(&sc->rng);
+}
+
+void sc_emit(sim_scenario *sc, sim_scenario_event ev, unsigned slot, const char *text)
+{
+    if (sc->cfg.event)
+        sc->cfg.event(sc->cfg.event_ctx, ev, slot, text);
+}
+
+/* TAP descriptions must not contain '#' (directive) or newlines. */
+static void tap_text(FILE *f, const char *s)
+{
+    for (; s && *s; s++)
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s == '#' ? '_' : *s, f);
+}
+
+static void record(sim_scenario *sc, bool ok, const char *name, const char *where,
+                   const char *detail, const char *skip)
+{
+    if (sc->nchecks == sc->cap) {
+        size_t cap = sc->cap ? sc->cap * 2 : 32;
+        sc_check *n = realloc(sc->checks, cap * sizeof *n);
+        if (!n) {
+            fprintf(stderr, "gbvp scenario: out of memory recording a check\n");
+            sc->failed++;
+            return;
+        }
+        sc->checks = n;
+        sc->cap = cap;
+    }
+    sc_check *c = &sc->checks[sc->nchecks++];
+    c->ok = ok;
+    c->name = dupstr(name && *name ? name : "check");
+    c->where = dupstr(where);
+    c->detail = ok ? NULL : dupstr(detail ? detail : "failed");
+    c->skip = dupstr(skip);
+    if (ok) {
+        sc->passed++;
+    } else {
+        sc->failed++;
+        if (!sc->first_failure) {
+            size_t n = strlen(c->name) + (where ? strlen(where) : 0) + strlen(c->detail) + 8;
+            sc->first_failure = malloc(n);
+            if (sc->first_failure)
+                snprintf(sc->first_failure, n, "%s%s%s: %s", where ? where : "",
+                         where ? ": " : "", c->name, c->detail);
+        }
+    }
+    fprintf(sc->tap, "%s %zu - ", ok ? "ok" : "not ok", sc->nchecks);
+    tap_text(sc->tap, c->name);
+    if (skip) {
+        fputs(" # SKIP ", sc->tap);
+        tap_text(sc->tap, skip);
+    }
+    fputc('\n', sc->tap);
+    if (!ok) {
+        fprintf(sc->tap, "  ---\n  message: \"");
+        for (const char *p = c->detail; *p; p++)
+            fputs(*p == '"' ? "\\\"" : *p == '\\' ? "\\\\" : *p == '\n' ? "\\n" : (char[]){ *p, 0 },
+                  sc->tap);
+        fprintf(sc->tap, "\"\n");
+        if (where)
+            fprintf(sc->tap, "  at: %s\n", where);
+        fprintf(sc->tap, "  ...\n");
+    }
+    fflush(sc->tap);
+    sc_emit(sc, SIM_SCENARIO_EV_ASSERTION, ok, c->name);
+}
+
+void sc_record(sim_scenario *sc, bool ok, const char *name, const char *where,
+               const char *detail)
+{
+    record(sc, ok, name, where, detail, NULL);
+}
+
+void sc_record_skip(sim_scenario *sc, const char *name, const char *reason)
+{
+    record(sc, true, name, NULL, NULL, reason && *reason ? reason : "skipped");
+}
+
+/* Count hook: stops a script that runs past its wall-clock limit (an endless loop). */
+static void deadline_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    sim_scenario *sc = sc_from_lua(L);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > sc->deadline.tv_sec ||
+        (now.tv_sec == sc->deadline.tv_sec && now.tv_nsec >= sc->deadline.tv_nsec))
+        sc_error(L, "the scenario ran past its time limit of %u s (an endless loop?)",
+                   sc->cfg.timeout_s);
+}
+
+static void open_sandbox(lua_State *L)
+{
+    static const luaL_Reg libs[] = {
+        { LUA_GNAME, luaopen_base },       { LUA_TABLIBNAME, luaopen_table },
+        { LUA_STRLIBNAME, luaopen_string }, { LUA_MATHLIBNAME, luaopen_math },
+        { LUA_UTF8LIBNAME, luaopen_utf8 }, { NULL, NULL },
+    };
+    for (const luaL_Reg *l = libs; l->name; l++) {
+        luaL_requiref(L, l->name, l->func, 1);
+        lua_pop(L, 1);
+    }
+    /* Nothing that reads files or escapes the sandbox. */
+    static const char *const unsafe[] = { "dofile", "loadfile", "load", "require",
+                                          "collectgarbage", NULL };
+    for (const char *const *u = unsafe; *u; u++) {
+        lua_pushnil(L);
+        lua_setglobal(L, *u);
+    }
+}
+
+sim_scenario *sim_scenario_new(const sim_scenario_config *cfg, const sim_scenario_target *t,
+                               char *err, size_t errlen)
+{
+    if (!t || !t->svc || !t->settle || !t->advance || !t->now || !t->intf ||
+        (!t->slots && (!t->insert || !t->remove || !t->module_name))) {
+        snprintf(err, errlen, "scenario target lacks a required operation");
+        return NULL;
+    }
+    sim_scenario *sc = calloc(1, sizeof *sc);
+    if (!sc) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    sc->cfg = *cfg;
+    sc->t = *t;
+    sc->tap = cfg->tap ? cfg->tap : stdout;
+    sc->step_hook_ref = LUA_NOREF;
+    sim_rng_seed(&sc->rng, cfg->seed);
+    sc->L = lua_newstate(sc_alloc, sc);
+    if (!sc->L) {
+        free(sc);
+        snprintf(err, errlen, "cannot create a Lua state (out of memory)");
+        return NULL;
+    }
+    open_sandbox(sc->L);
+    sc_api_open(sc);
+    return sc;
+}
+
+void sim_scenario_free(sim_scenario *sc)
+{
+    if (!sc)
+        return;
+    if (sc->t.ap_step_hook)
+        sc->t.ap_step_hook(sc->t.ctx, NULL, NULL);
+    lua_close(sc->L);
+    for (size_t i = 0; i < sc->nchecks; i++) {
+        free(sc->checks[i].name);
+        free(sc->checks[i].where);
+        free(sc->checks[i].detail);
+        free(sc->checks[i].skip);
+    }
+    free(sc->checks);
+    free(sc->error);
+    free(sc->first_failure);
+    free(sc->step_needle);
+    free(sc->hook_error);
+    free(sc);
+}
+
+/* Message handler: keeps the assertion marker, adds a traceback to anything else. */
+static int msgh(lua_State *L)
+{
+    if (lua_touserdata(L, 1) == &assert_abort_key || lua_touserdata(L, 1) == &skip_key)
+        return 1;
+    const char *msg = lua_tostring(L, 1);
+    if (!msg)
+        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+void *sc_assert_abort_marker(void)
+{
+    return (void *)&assert_abort_key;
+}
+
+static int run(sim_scenario *sc, int load_status)
+{
+    lua_State *L = sc->L;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (sc->ran) {
+        lua_pop(L, 1);
+        return 1;
+    }
+    sc->ran = true;
+    fprintf(sc->tap, "TAP version 13\n");
+    fprintf(sc->tap, "# seed %llu\n", (unsigned long long)sc->cfg.seed);
+    int status = load_status;
+    if (status == LUA_OK) {
+        if (sc->cfg.timeout_s) {
+            sc->has_deadline = true;
+            sc->deadline = t0;
+            sc->deadline.tv_sec += sc->cfg.timeout_s;
+            lua_sethook(L, deadline_hook, LUA_MASKCOUNT, 10000);
+        }
+        lua_pushcfunction(L, msgh);
+        lua_insert(L, -2);
+        status = lua_pcall(L, 0, 0, -2);
+        lua_remove(L, status == LUA_OK ? -1 : -2);
+        lua_sethook(L, NULL, 0, 0);
+    }
+    if (status != LUA_OK) {
+        if (lua_touserdata(L, -1) == &skip_key) {
+            /* a skip ends the script normally */
+        } else if (lua_touserdata(L, -1) == &assert_abort_key) {
+            fprintf(sc->tap, "# stopped at a failed gbvp.assert\n");
+        } else {
+            const char *m = lua_tostring(L, -1);
+            m = m ? m : "error object is not a string";
+            /* First line is "file:line: message"; the traceback follows for stderr. */
+            size_t first = strcspn(m, "\n");
+            sc->error = strndup(m, first);
+            fprintf(stderr, "gbvp scenario: %s\n", m);
+            sc_record(sc, false, "script ran to its end", NULL, sc->error);
+        }
+        lua_pop(L, 1);
+    }
+    fprintf(sc->tap, "1..%zu\n", sc->nchecks);
+    fprintf(sc->tap, "# %u passed, %u failed\n", sc->passed, sc->failed);
+    fflush(sc->tap);
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    sc->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    return sc->failed || sc->error ? 1 : 0;
+}
+
+int sim_scenario_run_file(sim_scenario *sc, const char *path)
+{
+    return run(sc, luaL_loadfile(sc->L, path));
+}
+
+int sim_scenario_run_string(sim_scenario *sc, const char *chunkname, const char *code)
+{
+    return run(sc, luaL_loadbuffer(sc->L, code, strlen(code), chunkname));
+}
+
+unsigned sim_scenario_passed(const sim_scenario *sc)
+{
+    return sc->passed;
+}
+
+unsigned sim_scenario_failed(const sim_scenario *sc)
+{
+    return sc->failed;
+}
+
+const char *sim_scenario_error(const sim_scenario *sc)
+{
+    return sc->error;
+}
+
+const char *sim_scenario_first_failure(const sim_scenario *sc)
+{
+    return sc->first_failure;
+}

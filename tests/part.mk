@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: MIT
+# tests/: the CUnit unit tests (tests/unit/), benchmarks (tests/bench/), fuzz targets
+# (tests/fuzz/, rules in fuzz.mk) and the integration tests that boot the real guest
+# (tests/integration/). Read after every part, so each part's library is known; a test
+# links the libraries it needs from that list and nothing is compiled twice.
+TEST_LIBS := $(GBVP_LIBS) $(LIB_qemu_hw_es2)
+
+# ---- unit tests, one binary per part or concept ----
+$(eval $(call unit_test,test_event_kernel,tests/unit/test_event_kernel.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_gblink,tests/unit/test_gblink.c tests/unit/test_gblink_util.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_es2_proto,tests/unit/test_es2_proto.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_unipro_link,tests/unit/test_unipro_link.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_unipro_msg_wire,tests/unit/test_unipro_msg_wire.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_unipro_dme,tests/unit/test_unipro_dme.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_unipro_validation,tests/unit/test_unipro_validation.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_unipro_transit,tests/unit/test_unipro_transit.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_svc_route_table,tests/unit/test_svc_route_table.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_svc,tests/unit/test_svc.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_svc_ap,tests/unit/test_svc_ap.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_svc_sim,tests/unit/test_svc_sim.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_manifest,tests/unit/test_manifest.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_manifest_text,tests/unit/test_manifest_text.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_manifest_rules,tests/unit/test_manifest_rules.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_manifest_cli,tests/unit/test_manifest_cli.c,$(TEST_LIBS)))
+VM_TEST_SRCS := tests/unit/test_vm_main.c tests/unit/test_vm_harness.c \
+	tests/unit/test_vm_interface.c tests/unit/test_vm_behaviour.c tests/unit/test_vm_gpio.c \
+	tests/unit/test_vm_i2c.c tests/unit/test_vm_loopback.c tests/unit/test_vm_power_supply.c \
+	tests/unit/test_vm_uart.c tests/unit/test_vm_hid.c tests/unit/test_vm_light.c \
+	tests/unit/test_vm_vibrator.c tests/unit/test_vm_robustness.c \
+	tests/unit/test_vm_commands.c tests/unit/test_vm_pwm.c \
+	tests/unit/test_vm_lograw.c tests/unit/test_vm_spi.c
+$(eval $(call unit_test,test_vm,$(VM_TEST_SRCS),$(TEST_LIBS)))
+$(eval $(call unit_test,test_vm_ap_path,tests/unit/test_vm_ap_path.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_unipro_model_cli,tests/unit/test_unipro_model_cli.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_scenario,tests/unit/test_scenario.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_sim_fields,tests/unit/test_sim_fields.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_control,tests/unit/test_control.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_scenario_gbvp,tests/unit/test_scenario_gbvp.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_scenario_link,tests/unit/test_scenario_link.c,$(TEST_LIBS)))
+# The agent client talks to the real agent program (guest/part.mk builds it for the host).
+$(eval $(call unit_test,test_agent_client,tests/unit/test_agent_client.c,$(TEST_LIBS)))
+$(B)/tests/test_agent_client: $(GUEST_AGENT)
+$(B)/obj/tests/unit/test_agent_client.o: CPPFLAGS += -DGBVP_TEST_AGENT='"$(abspath $(GUEST_AGENT))"'
+
+# ---- benchmarks: `bench NAME VALUE UNIT` lines ----
+$(eval $(call bench,bench_event_kernel,tests/bench/bench_event_kernel.c,$(TEST_LIBS)))
+$(eval $(call bench,bench_gblink,tests/bench/bench_gblink.c,$(TEST_LIBS)))
+$(eval $(call bench,bench_unipro,tests/bench/bench_unipro.c,$(TEST_LIBS)))
+
+# ---- integration tests: boot the real guest kernel in QEMU ----
+INTEGRATION_TESTS += tests/integration/boot_test.sh tests/integration/es2_bridge_test.sh \
+	tests/integration/es2_fault_test.sh tests/integration/enumeration_test.sh \
+	tests/integration/classes_test.sh
+# es2_peer: a misbehaving gblink server (silent, lying, dropping its side of the bridge) for
+# the fault test of the device; built on demand by that test.
+ES2_PEER := $(B)/tests/es2_peer
+$(ES2_PEER): $(call objs,tests/integration/es2_peer.c) $(LIB_gblink)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+include tests/fuzz/fuzz.mk

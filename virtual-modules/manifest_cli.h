@@ -1,8 +1,0 @@
-// SPDX-License-Identifier: MIT
-// The `gbvp manifest` subcommand (argv[0] is "manifest"). Returns the exit status.
-#ifndef GBVP_VM_MANIFEST_CLI_H
-#define GBVP_VM_MANIFEST_CLI_H
-
-int manifest_cli_main(int argc, char **argv);
-
-#endif
