@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "virtual-modules/vm_module.h"
 
 #define TAP_TIMEOUT_DEFAULT SIM_MS(1000)
 #define TAP_STEP SIM_US(20)
@@ -108,17 +107,9 @@ void tap_deliver(tap *ap, uint16_t hd_cport, const uint8_t *msg, size_t len)
     memcpy(m->data, msg, len);
 }
 
-static void to_ap(void *ctx, uint16_t hd_cport, const uint8_t *msg, size_t len)
-{
-    tap_deliver(ctx, hd_cport, msg, len);
-}
-
 static void bridge_send(tap *ap, uint16_t cport, const uint8_t *msg, size_t len)
 {
-    if (ap->cfg.transport)
-        ap->cfg.transport->send(ap->cfg.transport->ctx, cport, msg, len);
-    else
-        gb_svc_from_ap(ap->svc, cport, msg, len, ap->now);
+    ap->cfg.transport->send(ap->cfg.transport->ctx, cport, msg, len);
 }
 
 void tap_set_now(tap *ap, sim_time now)
@@ -127,39 +118,20 @@ void tap_set_now(tap *ap, sim_time now)
         ap->now = now;
 }
 
-static void svc_log(void *ctx, gb_svc_log_level level, sim_time now, const char *line)
-{
-    tap *ap = ctx;
-    if (ap->cfg.verbose || level == GB_SVC_LOG_ERROR)
-        fprintf(stderr, "[%10.6f] %s\n", (double)now / 1e12, line);
-}
-
 tap *tap_new(const tap_config *cfg)
 {
+    if (!cfg->transport || !cfg->transport->send || !cfg->transport->pump)
+        return NULL;
     tap *ap = calloc(1, sizeof *ap);
     if (!ap)
         return NULL;
     ap->cfg = *cfg;
-    if (!ap->cfg.num_slots)
-        ap->cfg.num_slots = 4;
     if (!ap->cfg.cport_count)
         ap->cfg.cport_count = 44;
     if (ap->cfg.cport_count > TAP_MAX_CPORTS - 1)
         ap->cfg.cport_count = TAP_MAX_CPORTS - 1;
     for (unsigned i = 0; i < TAP_MAX_CPORTS; i++)
         ap->conns[i].hd_cport = (uint16_t)i;
-    if (ap->cfg.transport)
-        return ap;
-    gb_svc_config sc = { .num_slots = ap->cfg.num_slots, .ap_cport_count = ap->cfg.cport_count };
-    gb_svc_env env = { .to_ap = to_ap, .log = svc_log, .ctx = ap };
-    char err[128];
-    ap->svc = gb_svc_new(&sc, &env, err, sizeof err);
-    if (!ap->svc) {
-        fprintf(stderr, "tap: %s\n", err);
-        free(ap);
-        return NULL;
-    }
-    ap->slots = gb_slots_new(ap->svc);
     return ap;
 }
 
@@ -167,23 +139,10 @@ void tap_free(tap *ap)
 {
     if (!ap)
         return;
-    if (ap->slots)
-        gb_slots_free(ap->slots, ap->now);
-    gb_svc_free(ap->svc);
     tap_trace_clear(ap);
     free(ap->trace);
     free(ap->inbox);
     free(ap);
-}
-
-gb_svc *tap_svc(tap *ap)
-{
-    return ap->svc;
-}
-
-gb_slots *tap_slots(tap *ap)
-{
-    return ap->slots;
 }
 
 sim_time tap_now(const tap *ap)
@@ -206,14 +165,14 @@ void tap_arpc(tap *ap, const char *what, uint16_t cport)
 {
     ap->arpc_id++;
     tap_trace(ap, "arpc %s %u", what, cport);
-    if (ap->cfg.transport && ap->cfg.transport->cport_ctl)
+    if (ap->cfg.transport->cport_ctl)
         ap->cfg.transport->cport_ctl(ap->cfg.transport->ctx, what, cport, 0);
 }
 
 void tap_cport_flags(tap *ap, uint16_t cport, uint32_t flags)
 {
     tap_trace(ap, "usb CPORT_FLAGS %u 0x%x", cport, flags);
-    if (ap->cfg.transport && ap->cfg.transport->cport_ctl)
+    if (ap->cfg.transport->cport_ctl)
         ap->cfg.transport->cport_ctl(ap->cfg.transport->ctx, "FLAGS", cport, flags);
 }
 
@@ -447,15 +406,14 @@ int tap_op_sync(tap *ap, tap_conn *c, uint8_t type, const void *req, size_t req_
     ap->now += TAP_STEP;
     /* On a wall-clock transport the kernel's timer runs from here; other traffic on the
      * link does not extend it, a quiet moment does not end it. */
-    bool wall = ap->cfg.transport && ap->cfg.transport->wall_clock;
+    bool wall = ap->cfg.transport->wall_clock;
     sim_time deadline = ap->now + timeout;
     bridge_send(ap, c->hd_cport, buf, n);
     while (!ap->pending[slot].done) {
         if (!ap->in_count) {
             if (wall && ap->now >= deadline)
                 break;
-            if (!ap->cfg.transport ||
-                (!ap->cfg.transport->pump(ap->cfg.transport->ctx) && !wall))
+            if (!ap->cfg.transport->pump(ap->cfg.transport->ctx) && !wall)
                 break;
             continue;
         }
@@ -563,22 +521,17 @@ int tap_probe(tap *ap)
     tap_cport_flags(ap, 0, 0x2);
     c->state = TAP_CONN_ENABLED;
     tap_arpc(ap, "CONNECTED", 0);
-    if (!ap->cfg.transport) {
-        gb_svc_start(ap->svc, ap->now);
-    } else {
-        bool wall = ap->cfg.transport->wall_clock;
-        sim_time end = ap->now + SIM_MS(10000);
-        for (int i = 0; ap->svc_state != TAP_SVC_HELLO && (wall ? ap->now < end : i < 1000);
-             i++) {
-            if (!ap->cfg.transport->pump(ap->cfg.transport->ctx) && !ap->in_count && !wall)
-                break;
-            tap_pump_incoming(ap);
-        }
+    bool wall = ap->cfg.transport->wall_clock;
+    sim_time end = ap->now + SIM_MS(10000);
+    for (int i = 0; ap->svc_state != TAP_SVC_HELLO && (wall ? ap->now < end : i < 1000); i++) {
+        tap_pump_incoming(ap);
+        if (ap->svc_state == TAP_SVC_HELLO)
+            break;
+        if (!ap->cfg.transport->pump(ap->cfg.transport->ctx) && !ap->in_count && !wall)
+            break;
     }
     tap_run(ap);
-    if (ap->svc_state != TAP_SVC_HELLO)
-        return -EPROTO;
-    return ap->cfg.transport || gb_svc_handshake_done(ap->svc) ? 0 : -EPROTO;
+    return ap->svc_state == TAP_SVC_HELLO ? 0 : -EPROTO;
 }
 
 static void hello_deferred(tap *ap)
@@ -608,7 +561,7 @@ void tap_run(tap *ap)
     ap->in_run = true;
     for (;;) {
         tap_pump_incoming(ap);
-        if (!ap->work_count && ap->cfg.transport && ap->cfg.transport->pump(ap->cfg.transport->ctx))
+        if (!ap->work_count && ap->cfg.transport->pump(ap->cfg.transport->ctx))
             continue;
         if (!ap->work_count)
             break;
@@ -648,51 +601,10 @@ void tap_advance(tap *ap, sim_time dt)
             ap->watchdog = false;
         }
         ap->next_ping += SIM_MS(2000);
-        if (ap->svc)
-            gb_svc_tick(ap->svc, ap->now);
     }
     if (target > ap->now)
         ap->now = target;
-    if (ap->svc)
-        gb_svc_tick(ap->svc, ap->now);
     tap_run(ap);
-}
-
-/* ---- modules ---- */
-
-int tap_insert_only(tap *ap, unsigned slot, const char *name)
-{
-    char err[256];
-    if (!ap->slots)
-        return -EINVAL;
-    vm_module *m = vm_module_load(ap->cfg.catalog_dir, name, err, sizeof err);
-    if (!m) {
-        fprintf(stderr, "tap: %s\n", err);
-        return -ENOENT;
-    }
-    int rc = gb_slots_insert(ap->slots, slot, m, ap->now, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "tap: %s\n", err);
-    vm_module_free(m);
-    tap_trace(ap, "frame: insert %s in slot %u -> %d", name, slot, rc);
-    return rc;
-}
-
-int tap_insert(tap *ap, unsigned slot, const char *name)
-{
-    int rc = tap_insert_only(ap, slot, name);
-    tap_run(ap);
-    return rc;
-}
-
-int tap_remove(tap *ap, unsigned slot)
-{
-    if (!ap->slots)
-        return -EINVAL;
-    int rc = gb_slots_remove(ap->slots, slot, ap->now);
-    tap_trace(ap, "frame: remove slot %u -> %d", slot, rc);
-    tap_run(ap);
-    return rc;
 }
 
 tap_module *tap_find_module(tap *ap, uint8_t module_id)

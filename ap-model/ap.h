@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The test AP: performs the AP side of Greybus exactly as Linux 6.1 does it (drivers/greybus
-// svc.c, interface.c, module.c, connection.c, control.c, hd.c, es2.c), against gbvp's SVC,
-// slots and virtual modules, without QEMU. Synchronous: an operation sends its request into
-// the SVC and finds the answer in the AP's inbox; a missing answer is a timeout (the
-// simulated clock jumps by the kernel's timeout). Everything the AP does is written to a
-// trace ("svc INTF_ACTIVATE 2 -> 0", "arpc CONNECTED 1", "ctl 2 GET_MANIFEST -> 0") that
-// tests search.
+// svc.c, interface.c, module.c, connection.c, control.c, hd.c, es2.c), against a bridge it
+// reaches through a transport: the simulator's in the same process, or `gbvp sim` over
+// gblink. Synchronous: an operation sends its request and pumps the transport until the
+// answer is in the AP's inbox; a missing answer is a timeout (on a simulated clock, the
+// clock jumps by the kernel's timeout). Everything the AP does is written to a trace
+// ("svc INTF_ACTIVATE 2 -> 0", "arpc CONNECTED 1", "ctl 2 GET_MANIFEST -> 0") that tests
+// search.
 #ifndef GBVP_TESTS_AP_H
 #define GBVP_TESTS_AP_H
 
@@ -14,13 +15,10 @@
 #include <stdint.h>
 
 #include "event-kernel/scheduler.h"
-#include "sim/slots.h"
-#include "switch-model/svc.h"
 
 typedef struct tap tap;
 
-/* How the test AP reaches a bridge that is not in-process (e.g. `gbvp sim` over gblink).
- * send: one Greybus message from hd CPort `cport`. cport_ctl: a CPort control request the
+/* How the test AP reaches the bridge. send: one Greybus message from hd CPort `cport`. cport_ctl: a CPort control request the
  * ES2 driver issues ("FLAGS" with flags, "CONNECTED", "FLUSH", "QUIESCE", "CLEAR").
  * pump: lets the remote side run; returns false when nothing happened for a while (the AP
  * then treats a missing answer as a timeout). Messages arrive through tap_deliver.
@@ -37,22 +35,17 @@ typedef struct tap_transport {
 } tap_transport;
 
 typedef struct tap_config {
-    unsigned num_slots;        /* 0 = 4 */
     uint16_t cport_count;      /* ES2 CPORT_COUNT; 0 = 44 */
-    const char *catalog_dir;   /* NULL = virtual-modules/catalog */
-    bool verbose;              /* print the trace and the SVC log to stderr */
-    const tap_transport *transport; /* NULL: an in-process SVC and slots (tap_svc) */
+    bool verbose;              /* print the trace to stderr */
+    const tap_transport *transport; /* required; borrowed, must outlive the AP */
 } tap_config;
 
-/* A test AP with its own SVC and slots (or a remote bridge). NULL on a bad configuration. */
+/* NULL on a bad configuration (no transport) or no memory. */
 tap *tap_new(const tap_config *cfg);
 void tap_free(tap *ap);
-/* NULL with a transport. */
-gb_svc *tap_svc(tap *ap);
-gb_slots *tap_slots(tap *ap);
-/* A message from the remote bridge for hd CPort `cport` (transport mode). */
+/* A message from the bridge for hd CPort `cport`. */
 void tap_deliver(tap *ap, uint16_t cport, const uint8_t *msg, size_t len);
-/* Lets simulated time move (transport mode, where the clock is the test's). */
+/* Lets simulated time move (the clock is the transport's). */
 void tap_set_now(tap *ap, sim_time now);
 
 /* ES2 probe: SVC connection enabled (CPORT_FLAGS 0x2, ARPC CONNECTED 0), the SVC starts the
@@ -65,12 +58,6 @@ void tap_run(tap *ap);
 /* Lets simulated time pass (watchdog PINGs every 2 s), then runs. */
 void tap_advance(tap *ap, sim_time dt);
 sim_time tap_now(const tap *ap);
-
-/* Module actions (through gb_slots with catalog modules), each followed by tap_run. */
-int tap_insert(tap *ap, unsigned slot, const char *catalog_name);
-int tap_remove(tap *ap, unsigned slot);
-/* Inserts without running the AP (to interleave events with enumeration). */
-int tap_insert_only(tap *ap, unsigned slot, const char *catalog_name);
 
 /* Hook run after every request the AP sends (after the answer arrived); lets tests pull a
  * module out "in the middle" of enumeration. `what` is the trace line. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The test AP's private state (ap-model/ap.h): host device, SVC connection, modules,
+// The test AP's private state (ap.h): host device, SVC connection, modules,
 // interfaces, bundles and connections, mirroring the 6.1 kernel's objects.
 #ifndef GBVP_TESTS_AP_INTERNAL_H
 #define GBVP_TESTS_AP_INTERNAL_H
@@ -15,6 +15,7 @@
 #define TAP_MAX_MODULES 32
 #define TAP_MAX_BUNDLES 16
 #define TAP_MAX_PENDING 8
+#define TAP_MAX_MODULE_INTFS 29 /* DeviceIDs 2..31 bound the interfaces of a frame */
 
 /* Connection states of drivers/greybus/connection.c. */
 typedef enum tap_conn_state {
@@ -74,7 +75,7 @@ typedef struct tap_module {
     bool used, disconnected;
     uint8_t id;
     unsigned num;
-    tap_intf intfs[GB_SVC_SLOTS_MAX];
+    tap_intf intfs[TAP_MAX_MODULE_INTFS];
 } tap_module;
 
 typedef struct tap_msg {
@@ -107,8 +108,6 @@ typedef enum tap_svc_state { TAP_SVC_RESET, TAP_SVC_VERSION, TAP_SVC_HELLO } tap
 
 struct tap {
     tap_config cfg;
-    gb_svc *svc;
-    gb_slots *slots;
     sim_time now, next_ping;
     bool watchdog;
 

@@ -645,7 +645,7 @@ void tap_module_inserted(tap *ap, uint8_t id, uint8_t count, uint16_t flags)
     for (unsigned i = 0; i < TAP_MAX_MODULES && !m; i++)
         if (!ap->modules[i].used)
             m = &ap->modules[i];
-    if (!m || count == 0 || count > GB_SVC_SLOTS_MAX) {
+    if (!m || count == 0 || count > TAP_MAX_MODULE_INTFS) {
         tap_trace(ap, "svc: failed to create module %u", id);
         return;
     }

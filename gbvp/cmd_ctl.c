@@ -264,7 +264,7 @@ int cmd_ctl_main(int argc, char **argv)
         return 2;
     }
     int rc = 2;
-    static char buf[SIM_CONTROL_MAX_PENDING];
+    static char buf[SIM_CTL_MAX_PENDING];
     size_t have = 0;
     if (send_line(fd, req)) {
         fprintf(stderr, "gbvp ctl: cannot send to %s: %s\n", path, strerror(errno));

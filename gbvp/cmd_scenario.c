@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: MIT
-// `gbvp scenario FILE`: runs one Lua scenario against the simulator with the test AP
-// attached (no QEMU), prints TAP, optionally writes JUnit XML, exits 0 when it passed.
+// `gbvp scenario FILE`: runs one Lua scenario against a target (the simulator with the test
+// AP or a guest in this process, or a running simulator's control socket), prints TAP,
+// optionally writes JUnit XML, exits 0 when it passed. With --control it also serves the
+// target on a control socket, and without FILE only that.
 #include "gbvp/cmd_scenario.h"
-#include "gbvp/scenario/scenario.h"
 
+#include <errno.h>
 #include <poll.h>
-#include <time.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "gbvp/cli_opts.h"
 #include "gbvp/ctl/ctl_server.h"
+#include "gbvp/scenario/scenario.h"
 #include "gbvp/stop_signal.h"
-#include "virtual-modules/vm_module.h"
-
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
+#include "gbvp/target/target_local.h"
+#include "gbvp/target/target_remote.h"
 
 #define MAX_ARGS 64
 
@@ -26,7 +27,8 @@ static void usage(FILE *out)
             "                     [--junit FILE] [--slots N] [--catalog DIR] [--timeout S]\n"
             "                     [--verbose] [--control PATH] [--target T] [--link PATH]\n"
             "                     [--agent PATH] [--connect-timeout S] [--timing T]\n"
-            "       gbvp scenario --control PATH [--slots N] [--catalog DIR]\n\n"
+            "       gbvp scenario FILE --connect PATH [--agent PATH] [options above]\n"
+            "       gbvp scenario --control PATH [--slots N] [--catalog DIR] [--target T]\n\n"
             "Runs a Lua scenario (docs/scenarios.md) against the simulator with the\n"
             "6.1-faithful test AP attached, printing TAP. Exit status: 0 passed, 1 failed,\n"
             "2 bad usage.\n\n"
@@ -37,155 +39,94 @@ static void usage(FILE *out)
             "  --slots N         slots in the frame, 1..%u (default 4)\n"
             "  --catalog DIR     module catalog (default virtual-modules/catalog)\n"
             "  --timeout S       wall-clock limit of the script in seconds (default 300)\n"
-            "  --verbose         print the test AP's trace and the SVC log\n"
-            "  --control PATH    serve the control socket (docs/control-protocol.md) while\n"
-            "                    the scenario runs; without FILE, serve it until SIGINT\n"
-            "  --target T        test-ap (default): SVC, slots and the test AP in-process;\n"
-            "                    gbvp-sim: gbvp sim's simulator object with the test AP\n"
-            "                    across a real gblink connection (no backends);\n"
-            "                    guest: gbvp sim's simulator object, QEMU's guest as the AP\n"
-            "                    (start QEMU with the greybus-es2 device on --link)\n"
+            "  --verbose         print the test AP's trace and the simulator's log\n"
+            "  --control PATH    serve the target on a control socket (docs/control-protocol.md)\n"
+            "                    while the scenario runs; without FILE, serve it until SIGINT\n"
+            "  --target T        test-ap (default): the simulator and the test AP in-process;\n"
+            "                    gbvp-sim: the simulator with the test AP across a real\n"
+            "                    gblink connection; guest: the simulator with QEMU's guest as\n"
+            "                    the AP (start QEMU with the greybus-es2 device on --link)\n"
+            "  --connect PATH    instead of a target of its own: a running simulator's control\n"
+            "                    socket (gbvp sim --control PATH, or gbvp run's)\n"
             "  --link PATH       gblink socket for gbvp-sim / guest (default: gbvp.sock)\n"
-            "  --agent PATH      guest: the guest agent's socket, for gbvp.guest\n"
+            "  --agent PATH      guest, --connect: the guest agent's socket, for gbvp.guest\n"
             "  --connect-timeout S  guest: wait for QEMU and the handshake (default 300)\n"
-            "  --timing T        gbvp-sim / guest: off (default), frame or message, as gbvp\n"
-            "                    sim --timing; frame enables gbvp.link, gbvp.fault and\n"
-            "                    gbvp.link_stats\n",
+            "  --timing T        off (default), frame or message, as gbvp sim --timing; frame\n"
+            "                    enables gbvp.link, gbvp.fault and gbvp.link_stats\n",
             GB_SVC_SLOTS_MAX);
 }
 
-/* ---- the control socket on the test-AP target ---- */
+/* ---- serving the control socket ---- */
 
-typedef struct ctl_adapter {
-    const sim_scenario_target *t;
-    const char *catalog;
-    sim_control *ctl;
-} ctl_adapter;
-
-static gb_svc *a_svc(void *ctx)
-{
-    const sim_scenario_target *t = ((ctl_adapter *)ctx)->t;
-    return t->svc(t->ctx);
-}
-
-static gb_slots *a_slots(void *ctx)
-{
-    const sim_scenario_target *t = ((ctl_adapter *)ctx)->t;
-    return t->slots(t->ctx);
-}
-
-static int a_insert(void *ctx, unsigned slot, const char *module, char *err, size_t errlen)
-{
-    ctl_adapter *a = ctx;
-    if (a->t->insert) {
-        int rc = a->t->insert(a->t->ctx, slot, module, err, errlen);
-        a->t->settle(a->t->ctx);
-        return rc;
-    }
-    vm_module *m = vm_module_load(a->catalog, module, err, errlen);
-    if (!m)
-        return -ENOENT;
-    int rc = gb_slots_insert(a->t->slots(a->t->ctx), slot, m, a->t->now(a->t->ctx), err,
-                             errlen);
-    vm_module_free(m);
-    a->t->settle(a->t->ctx);
-    return rc;
-}
-
-static int a_remove(void *ctx, unsigned slot, char *err, size_t errlen)
-{
-    ctl_adapter *a = ctx;
-    int rc = a->t->remove ? a->t->remove(a->t->ctx, slot)
-                          : gb_slots_remove(a->t->slots(a->t->ctx), slot, a->t->now(a->t->ctx));
-    if (rc)
-        snprintf(err, errlen, "the slot is empty");
-    a->t->settle(a->t->ctx);
-    return rc;
-}
-
-static int a_link_set(void *ctx, unsigned slot, const char *gear, const char *series,
-                      const char *lanes, char *err, size_t errlen)
-{
-    ctl_adapter *a = ctx;
-    int rc = a->t->link_set(a->t->ctx, slot, gear, series, lanes, err, errlen);
-    a->t->settle(a->t->ctx);
-    return rc;
-}
-
-static int a_link_fault(void *ctx, unsigned slot, const sim_link_fault *f, char *err,
-                        size_t errlen)
-{
-    ctl_adapter *a = ctx;
-    return a->t->link_fault(a->t->ctx, slot, f, err, errlen);
-}
-
-static int a_link_info(void *ctx, unsigned slot, sim_scenario_link *out, char *err,
-                       size_t errlen)
-{
-    ctl_adapter *a = ctx;
-    return a->t->link_info(a->t->ctx, slot, out, err, errlen);
-}
-
-static void a_advance(void *ctx, sim_time dt)
-{
-    ctl_adapter *a = ctx;
-    a->t->advance(a->t->ctx, dt);
-}
-
-static int a_command(void *ctx, unsigned slot, unsigned index, const char *line, char *reply,
-                     size_t len)
-{
-    ctl_adapter *a = ctx;
-    int rc = a->t->command(a->t->ctx, slot, index, line, reply, len);
-    a->t->settle(a->t->ctx);
-    return rc;
-}
+typedef struct serving {
+    const sim_target *t;
+    sim_ctl *ctl;
+    sim_loop *loop; /* the local target's, NULL for a remote one */
+} serving;
 
 static void on_event(void *ctx, sim_scenario_event ev, unsigned slot, const char *text)
 {
-    ctl_adapter *a = ctx;
+    serving *s = ctx;
     if (ev == SIM_SCENARIO_EV_ASSERTION)
-        sim_control_assertion(a->ctl, slot != 0, text);
+        sim_ctl_assertion(s->ctl, slot != 0, text);
     else if (ev == SIM_SCENARIO_EV_LOG)
-        sim_control_log(a->ctl, text);
+        sim_ctl_log(s->ctl, text);
 }
 
+/* After each step of a script on a simulated clock: the socket is served between steps. */
 static void on_poll(void *ctx)
 {
-    sim_control_service(((ctl_adapter *)ctx)->ctl);
+    sim_ctl_service(((serving *)ctx)->ctl);
 }
 
-/* No script: the simulator with the test AP serves the control socket until SIGINT or
- * SIGTERM; simulated time follows the wall clock. */
-static int serve(ctl_adapter *a)
+typedef struct stop_source {
+    int fd;
+    bool stop;
+} stop_source;
+
+static size_t stop_pollfds(void *ctx, struct pollfd *fds, size_t cap)
 {
-    int sfd = sim_stop_signalfd();
-    if (sfd < 0) {
+    stop_source *s = ctx;
+    if (cap)
+        fds[0] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
+    return 1;
+}
+
+static void stop_ready(void *ctx, const struct pollfd *fds, size_t n)
+{
+    stop_source *s = ctx;
+    if (n && (fds[0].revents & POLLIN))
+        s->stop = true;
+}
+
+/* No script: the target serves the control socket until SIGINT or SIGTERM. A simulated
+ * clock follows the wall clock meanwhile. */
+static int serve(serving *s)
+{
+    stop_source stop = { .fd = sim_stop_signalfd() };
+    if (stop.fd < 0) {
         perror("gbvp scenario: signalfd");
         return 1;
     }
-    struct timespec last;
-    clock_gettime(CLOCK_MONOTONIC, &last);
-    for (;;) {
-        struct pollfd fds[2 + SIM_CONTROL_MAX_CLIENTS];
-        fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-        size_t n = 1 + sim_control_pollfds(a->ctl, fds + 1, SIM_CONTROL_MAX_CLIENTS + 1);
-        if (poll(fds, n, 100) < 0 && errno != EINTR)
-            break;
-        if (fds[0].revents & POLLIN)
-            break;
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        int64_t ns = (int64_t)(now.tv_sec - last.tv_sec) * 1000000000 + (now.tv_nsec - last.tv_nsec);
+    sim_loop_source src = { .pollfds = stop_pollfds, .ready = stop_ready, .ctx = &stop };
+    sim_loop_add(s->loop, &src);
+    sim_loop_source ctl = sim_ctl_source(s->ctl);
+    sim_loop_add(s->loop, &ctl);
+    bool realtime = s->t->features & SIM_TARGET_REALTIME;
+    sim_time last = sim_loop_wall(s->loop);
+    while (!stop.stop) {
+        sim_loop_once(s->loop, SIM_MS(100));
+        sim_time now = sim_loop_wall(s->loop);
+        if (!realtime && now > last)
+            s->t->ops->advance(s->t->ctx, now - last);
         last = now;
-        if (ns > 0)
-            a->t->advance(a->t->ctx, SIM_NS(ns));
-        sim_control_service(a->ctl);
     }
-    close(sfd);
+    close(stop.fd);
     fprintf(stderr, "gbvp scenario: stopping\n");
     return 0;
 }
+
+/* ---- the command ---- */
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -212,7 +153,8 @@ int cmd_scenario_main(int argc, char **argv)
 {
     const char *file = NULL, *tap_path = NULL, *junit = NULL, *catalog = NULL;
     const char *control = NULL, *target = "test-ap", *link = NULL, *agent = NULL,
-               *timing = NULL;
+               *connect = NULL;
+    sw_timing timing = SW_TIMING_DIRECT;
     uint64_t connect_timeout = 300;
     const char *args[MAX_ARGS];
     size_t nargs = 0;
@@ -220,7 +162,8 @@ int cmd_scenario_main(int argc, char **argv)
     bool verbose = false;
     const sim_cli_text_opt text_opts[] = {
         { "--tap", &tap_path }, { "--junit", &junit }, { "--catalog", &catalog },
-        { "--control", &control }, { "--link", &link }, { "--agent", &agent }, { NULL, NULL },
+        { "--control", &control }, { "--link", &link }, { "--agent", &agent },
+        { "--connect", &connect }, { NULL, NULL },
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -272,17 +215,17 @@ int cmd_scenario_main(int argc, char **argv)
             }
             args[nargs++] = v;
         } else if (!strcmp(a, "--target")) {
-            if (strcmp(v, "test-ap") && strcmp(v, "gbvp-sim") && strcmp(v, "guest")) {
+            sim_local_ap kind;
+            if (sim_local_ap_parse(v, &kind)) {
                 fprintf(stderr, "gbvp scenario: --target %s: want test-ap, gbvp-sim or guest\n", v);
                 return 2;
             }
             target = v;
         } else if (!strcmp(a, "--timing")) {
-            if (strcmp(v, "off") && strcmp(v, "frame") && strcmp(v, "message")) {
+            if (sw_timing_parse(v, &timing)) {
                 fprintf(stderr, "gbvp scenario: --timing %s: want off, frame or message\n", v);
                 return 2;
             }
-            timing = v;
         } else if (!strcmp(a, "--connect-timeout")) {
             if (parse_u64(v, 86400, &connect_timeout) || !connect_timeout) {
                 fprintf(stderr, "gbvp scenario: --connect-timeout %s: want 1..86400\n", v);
@@ -295,6 +238,12 @@ int cmd_scenario_main(int argc, char **argv)
     }
     if (!file && !control) {
         usage(stderr);
+        fprintf(stderr, "\ngbvp scenario: no scenario FILE given (and no --control to serve)\n");
+        return 2;
+    }
+    if (connect && (control || !file)) {
+        fprintf(stderr, "gbvp scenario: --connect runs a scenario against a simulator that "
+                "serves its own control socket: give FILE, and no --control\n");
         return 2;
     }
     FILE *tap_out = stdout;
@@ -303,63 +252,61 @@ int cmd_scenario_main(int argc, char **argv)
         return 2;
     }
     int rc = 1;
-    char err[256];
-    ctl_adapter ad = { .catalog = catalog };
-    sim_scenario_tap *t = NULL;
-    sim_scenario_gbvp *g = NULL;
-    char link_buf[64];
-    if (!strcmp(target, "test-ap")) {
-        t = sim_scenario_tap_new((unsigned)slots, catalog, verbose);
-        if (!t) {
-            fprintf(stderr, "gbvp scenario: the simulator with the test AP did not come up\n");
-            goto out;
-        }
-        ad.t = sim_scenario_tap_target(t);
-    } else {
-        bool test_ap = !strcmp(target, "gbvp-sim");
-        if (!link && test_ap) {
-            snprintf(link_buf, sizeof link_buf, "/tmp/gbvp-scenario-%d.sock", (int)getpid());
-            link = link_buf;
-        }
-        sim_scenario_gbvp_config gc = { .link_path = link ? link : "gbvp.sock",
-                                        .num_slots = (unsigned)slots, .catalog_dir = catalog,
-                                        .test_ap = test_ap, .agent_path = agent,
-                                        .connect_timeout_s = (unsigned)connect_timeout,
-                                        .verbose = verbose, .timing = timing };
-        g = sim_scenario_gbvp_new(&gc, err, sizeof err);
-        if (!g) {
+    char err[320];
+    serving sv = { 0 };
+    sim_local *local = NULL;
+    sim_remote *remote = NULL;
+    if (connect) {
+        remote = sim_remote_new(connect, agent, err, sizeof err);
+        if (!remote) {
             fprintf(stderr, "gbvp scenario: %s\n", err);
             goto out;
         }
-        ad.t = sim_scenario_gbvp_target(g);
+        sv.t = sim_remote_target(remote);
+    } else {
+        sim_local_config lc = {
+            .sim = { .link_path = link, .num_slots = (unsigned)slots, .catalog_dir = catalog,
+                     .log_level = verbose ? (getenv("GBVP_DEBUG") ? SW_LOG_DEBUG : SW_LOG_INFO)
+                                          : SW_LOG_ERROR,
+                     .timing = timing },
+            .verbose = verbose,
+            .agent_path = agent,
+            .connect_timeout_s = (unsigned)connect_timeout,
+        };
+        sim_local_ap_parse(target, &lc.ap);
+        if (lc.ap == SIM_LOCAL_GUEST && !link)
+            lc.sim.link_path = "gbvp.sock";
+        local = sim_local_new(&lc, err, sizeof err);
+        if (!local) {
+            fprintf(stderr, "gbvp scenario: %s\n", err);
+            goto out;
+        }
+        sv.t = sim_local_target(local);
+        sv.loop = sim_local_loop(local);
     }
     if (control) {
-        sim_control_backend b = { .name = ad.t->name, .svc = a_svc,
-                                  .slots = ad.t->slots ? a_slots : NULL,
-                                  .insert = a_insert, .remove = a_remove,
-                                  .advance = a_advance,
-                                  .command = ad.t->command ? a_command : NULL,
-                                  .link_set = ad.t->link_set ? a_link_set : NULL,
-                                  .link_fault = ad.t->link_fault ? a_link_fault : NULL,
-                                  .link_info = ad.t->link_info ? a_link_info : NULL,
-                                  .ctx = &ad };
-        ad.ctl = sim_control_new(control, &b, err, sizeof err);
-        if (!ad.ctl) {
+        sv.ctl = sim_ctl_new(control, sv.t, err, sizeof err);
+        if (!sv.ctl) {
             fprintf(stderr, "gbvp scenario: %s\n", err);
             goto out;
         }
         if (!file) {
-            rc = serve(&ad);
+            rc = serve(&sv);
             goto out;
         }
+        if (sv.t->features & SIM_TARGET_REALTIME) {
+            /* the loop that serves the guest serves the socket too */
+            sim_loop_source src = sim_ctl_source(sv.ctl);
+            sim_loop_add(sv.loop, &src);
+        }
     }
-    sim_scenario_config cfg = { .catalog_dir = catalog, .seed = seed,
-                                .timeout_s = (unsigned)timeout, .tap = tap_out,
+    sim_scenario_config cfg = { .seed = seed, .timeout_s = (unsigned)timeout, .tap = tap_out,
                                 .args = args, .nargs = nargs,
-                                .agent = g ? sim_scenario_gbvp_agent(g) : NULL,
-                                .event = ad.ctl ? on_event : NULL, .event_ctx = &ad,
-                                .poll = ad.ctl ? on_poll : NULL, .poll_ctx = &ad };
-    sim_scenario *sc = sim_scenario_new(&cfg, ad.t, err, sizeof err);
+                                .event = sv.ctl ? on_event : NULL, .event_ctx = &sv,
+                                .poll = sv.ctl && !(sv.t->features & SIM_TARGET_REALTIME)
+                                            ? on_poll : NULL,
+                                .poll_ctx = &sv };
+    sim_scenario *sc = sim_scenario_new(&cfg, sv.t, err, sizeof err);
     if (!sc) {
         fprintf(stderr, "gbvp scenario: %s\n", err);
         goto out;
@@ -381,9 +328,9 @@ int cmd_scenario_main(int argc, char **argv)
     }
     sim_scenario_free(sc);
 out:
-    sim_control_free(ad.ctl);
-    sim_scenario_tap_free(t);
-    sim_scenario_gbvp_free(g);
+    sim_ctl_free(sv.ctl);
+    sim_local_free(local);
+    sim_remote_free(remote);
     if (tap_out != stdout)
         fclose(tap_out);
     return rc;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// `gbvp sim`: runs the simulator alone, for users who start QEMU themselves. A poll loop over
-// the gblink descriptor, a signalfd (SIGINT/SIGTERM end the run cleanly) and standard input,
-// where simple commands insert and remove modules while the guest runs.
+// `gbvp sim`: runs the simulator alone, for users who start QEMU themselves. The one event
+// loop (sim/loop.h) serves the simulator (its gblink socket, the modules' ptys, its
+// clock), a signal descriptor (SIGINT/SIGTERM end the run cleanly), standard input, where
+// simple commands insert and remove modules while the guest runs, and the control socket.
 #include "gbvp/cmd_sim.h"
-#include "sim/simulator.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gbvp/cli_opts.h"
 #include "gbvp/ctl/ctl_server.h"
 #include "gbvp/stop_signal.h"
+#include "gbvp/target/target_local.h"
 
 #define MAX_INSERTS 32
 
@@ -25,7 +25,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: gbvp sim [--link PATH] [--slots N] [--insert SLOT:MODULE]... [--log LEVEL]\n"
-            "                [--catalog DIR] [--control PATH] [--clock realtime|fast]\n"
+            "                [--catalog DIR] [--control PATH] [--clock realtime|unpaced]\n"
             "                [--timing frame|message|off] [--gear GEAR] [--series A|B] [--lanes N]\n"
             "                [--ber RATE] [--seed N] [--stats FILE.json]\n\n"
             "Runs the simulator (SVC, switch, slots, virtual modules) and waits for QEMU's\n"
@@ -37,7 +37,7 @@ static void usage(FILE *out)
             "  --control PATH        serve the JSON-lines control socket (gbvp ctl) at PATH\n"
             "  --log LEVEL           error, warn, info (default) or debug\n"
             "  --clock MODE          realtime (default): simulated time paced to the wall clock;\n"
-            "                        fast: no pacing, the clock jumps to the next event (runs\n"
+            "                        unpaced: no pacing, the clock jumps to the next event (runs\n"
             "                        without QEMU)\n"
             "  --timing MODE         frame (default): every Greybus message between the AP\n"
             "                        bridge and an interface or the SVC crosses the modelled\n"
@@ -71,29 +71,17 @@ static int parse_uint(const char *s, unsigned max, unsigned *out)
     return 0;
 }
 
-static int parse_level(const char *s, gb_svc_log_level *out)
-{
-    static const char *const names[] = { "error", "warn", "info", "debug" };
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(s, names[i])) {
-            *out = (gb_svc_log_level)i;
-            return 0;
-        }
-    return -1;
-}
-
-static sim_time monotonic_ps(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    int64_t ns = (int64_t)(t.tv_sec - t0->tv_sec) * 1000000000 + (t.tv_nsec - t0->tv_nsec);
-    return (sim_time)ns * 1000u;
-}
+typedef struct sim_cmd {
+    sim_local *local;
+    const sim_target *t;
+    int signal_fd;
+    bool stdin_open, running;
+} sim_cmd;
 
 /* "cmd SLOT[.N] BACKEND-COMMAND...": a backend command (docs/modules.md, "Commands") for
  * interface N (1-based, default 1) of the module in SLOT. Prints "cmd: REPLY" or
  * "cmd error: REASON" on standard output, flushed, so a program driving stdin can read it. */
-static void backend_command(sim_gbvp *s, const char *args)
+static void backend_command(sim_cmd *c, const char *args)
 {
     char *end;
     errno = 0;
@@ -105,7 +93,7 @@ static void backend_command(sim_gbvp *s, const char *args)
             intf = 0;
     }
     if (errno || end == args || (*end != ' ' && *end != '\t') || slot > 255 || intf < 1 ||
-        intf > 255) {
+        intf > SIM_TARGET_INTERFACES_MAX) {
         printf("cmd error: want 'cmd SLOT[.INTERFACE] COMMAND...', e.g. 'cmd 0 gpio set 3 1'\n");
         fflush(stdout);
         return;
@@ -113,47 +101,84 @@ static void backend_command(sim_gbvp *s, const char *args)
     while (*end == ' ' || *end == '\t')
         end++;
     end[strcspn(end, "\r\n")] = 0;
-    char reply[512];
-    if (sim_gbvp_command(s, (unsigned)slot, (unsigned)intf - 1, end, reply, sizeof reply))
-        printf("cmd error: %s\n", reply);
+    vm_reply reply;
+    if (slot >= c->t->ops->num_slots(c->t->ctx))
+        printf("cmd error: slot %lu does not exist\n", slot);
+    else if (c->t->ops->command(c->t->ctx, (unsigned)slot, (int)intf - 1, end, &reply))
+        printf("cmd error: %s\n", reply.text);
     else
-        printf("cmd: %s\n", reply);
+        printf("cmd: %s\n", reply.text);
     fflush(stdout);
 }
 
-/* One command line from standard input. Returns false on 'quit'. */
-static bool command(sim_gbvp *s, char *line, sim_time now)
+/* One command line from standard input. */
+static void command(sim_cmd *c, char *line)
 {
     if (!strncmp(line, "cmd ", 4)) {
-        backend_command(s, line + 4);
-        return true;
+        backend_command(c, line + 4);
+        return;
     }
     char *argv[4] = { 0 };
     int argc = 0;
     for (char *tok = strtok(line, " \t\r\n"); tok && argc < 4; tok = strtok(NULL, " \t\r\n"))
         argv[argc++] = tok;
     unsigned slot;
+    char err[320];
     if (argc == 0)
-        return true;
-    if (!strcmp(argv[0], "quit") || !strcmp(argv[0], "exit"))
-        return false;
-    if (!strcmp(argv[0], "status") && argc == 1) {
-        sim_gbvp_status(s);
+        return;
+    if (!strcmp(argv[0], "quit") || !strcmp(argv[0], "exit")) {
+        c->running = false;
+    } else if (!strcmp(argv[0], "status") && argc == 1) {
+        sim_simulator_status(sim_local_simulator(c->local), stdout);
     } else if (!strcmp(argv[0], "insert") && argc == 3 && !parse_uint(argv[1], 255, &slot)) {
-        sim_gbvp_insert(s, slot, argv[2], now);
+        if (slot >= c->t->ops->num_slots(c->t->ctx))
+            fprintf(stderr, "gbvp sim: slot %u does not exist\n", slot);
+        else
+            c->t->ops->insert(c->t->ctx, slot, argv[2], err, sizeof err); /* logged */
     } else if (!strcmp(argv[0], "remove") && argc == 2 && !parse_uint(argv[1], 255, &slot)) {
-        sim_gbvp_remove(s, slot, now);
+        c->t->ops->remove(c->t->ctx, slot, err, sizeof err); /* logged */
     } else {
         fprintf(stderr, "gbvp sim: unknown command '%s' (insert SLOT MODULE, remove SLOT, "
                 "cmd SLOT COMMAND, status, quit)\n", argv[0]);
     }
-    return true;
+}
+
+/* ---- the loop's sources: the signal descriptor and standard input ---- */
+
+static size_t input_pollfds(void *ctx, struct pollfd *fds, size_t cap)
+{
+    sim_cmd *c = ctx;
+    size_t n = 0;
+    if (n < cap)
+        fds[n++] = (struct pollfd){ .fd = c->signal_fd, .events = POLLIN };
+    if (n < cap)
+        fds[n++] = (struct pollfd){ .fd = c->stdin_open ? STDIN_FILENO : -1, .events = POLLIN };
+    return n;
+}
+
+static void input_ready(void *ctx, const struct pollfd *fds, size_t n)
+{
+    sim_cmd *c = ctx;
+    if (n > 0 && (fds[0].revents & POLLIN)) {
+        struct signalfd_siginfo si;
+        if (read(c->signal_fd, &si, sizeof si) > 0)
+            fprintf(stderr, "gbvp sim: signal %u, stopping\n", si.ssi_signo);
+        c->running = false;
+    }
+    if (n > 1 && (fds[1].revents & (POLLIN | POLLHUP))) {
+        char line[1024];
+        if (!fgets(line, sizeof line, stdin))
+            c->stdin_open = false;
+        else
+            command(c, line);
+    }
 }
 
 int cmd_sim_main(int argc, char **argv)
 {
-    sim_gbvp_config cfg = { .link_path = "gbvp.sock", .num_slots = 4,
-                            .log_level = GB_SVC_LOG_INFO };
+    sim_local_config cfg = { .sim = { .link_path = "gbvp.sock", .num_slots = 4,
+                                      .log_level = SW_LOG_INFO, .timing = SW_TIMING_FRAME },
+                             .ap = SIM_LOCAL_GUEST };
     struct {
         unsigned slot;
         const char *name;
@@ -161,9 +186,8 @@ int cmd_sim_main(int argc, char **argv)
     unsigned ninserts = 0;
     const char *control_path = NULL;
     const char *gear = NULL, *series = NULL, *lanes = NULL, *stats_path = NULL;
-    cfg.timing = SIM_TIMING_FRAME;
     const sim_cli_text_opt text_opts[] = {
-        { "--link", &cfg.link_path }, { "--catalog", &cfg.catalog_dir },
+        { "--link", &cfg.sim.link_path }, { "--catalog", &cfg.sim.catalog_dir },
         { "--control", &control_path }, { "--gear", &gear }, { "--series", &series },
         { "--lanes", &lanes }, { "--stats", &stats_path }, { NULL, NULL },
     };
@@ -183,19 +207,20 @@ int cmd_sim_main(int argc, char **argv)
         if (sim_cli_text_opt_set(text_opts, a, v))
             continue;
         if (!strcmp(a, "--clock")) {
-            if (sim_gbvp_parse_clock(v, &cfg.clock)) {
-                fprintf(stderr, "gbvp sim: --clock %s: want realtime or fast\n", v);
+            if (sim_clock_parse(v, &cfg.sim.clock) || cfg.sim.clock == SIM_CLOCK_STEPPED) {
+                fprintf(stderr, "gbvp sim: --clock %s: want realtime or unpaced%s\n", v,
+                        !strcmp(v, "fast") ? " (\"fast\" is now called \"unpaced\")" : "");
                 return 2;
             }
         } else if (!strcmp(a, "--timing")) {
-            if (sim_gbvp_parse_timing(v, &cfg.timing)) {
+            if (sw_timing_parse(v, &cfg.sim.timing)) {
                 fprintf(stderr, "gbvp sim: --timing %s: want frame, message or off\n", v);
                 return 2;
             }
         } else if (!strcmp(a, "--ber")) {
             char *end;
-            cfg.ber = strtod(v, &end);
-            if (end == v || *end || !(cfg.ber >= 0 && cfg.ber < 1e-2)) {
+            cfg.sim.ber = strtod(v, &end);
+            if (end == v || *end || !(cfg.sim.ber >= 0 && cfg.sim.ber < 1e-2)) {
                 fprintf(stderr, "gbvp sim: --ber %s: want a rate from 0 to below 0.01\n", v);
                 return 2;
             }
@@ -205,15 +230,15 @@ int cmd_sim_main(int argc, char **argv)
                 fprintf(stderr, "gbvp sim: --seed %s: want a number\n", v);
                 return 2;
             }
-            cfg.seed = seed;
+            cfg.sim.seed = seed;
         } else if (!strcmp(a, "--slots")) {
-            if (parse_uint(v, GB_SVC_SLOTS_MAX, &cfg.num_slots) || !cfg.num_slots) {
+            if (parse_uint(v, GB_SVC_SLOTS_MAX, &cfg.sim.num_slots) || !cfg.sim.num_slots) {
                 fprintf(stderr, "gbvp sim: --slots %s: want a number from 1 to %u\n", v,
                         GB_SVC_SLOTS_MAX);
                 return 2;
             }
         } else if (!strcmp(a, "--log")) {
-            if (parse_level(v, &cfg.log_level)) {
+            if (sw_log_level_parse(v, &cfg.sim.log_level)) {
                 fprintf(stderr, "gbvp sim: --log %s: want error, warn, info or debug\n", v);
                 return 2;
             }
@@ -240,88 +265,66 @@ int cmd_sim_main(int argc, char **argv)
     }
     if (gear || series || lanes) {
         char why[200];
-        cfg.link = up_phy_cfg_startup();
-        if (sim_gbvp_parse_link(&cfg.link, gear, series, lanes, why, sizeof why)) {
+        cfg.sim.link = up_phy_cfg_startup();
+        if (sw_link_parse(&cfg.sim.link, gear, series, lanes, why, sizeof why)) {
             fprintf(stderr, "gbvp sim: %s\n", why);
             return 2;
         }
     }
     for (unsigned i = 0; i < ninserts; i++)
-        if (inserts[i].slot >= cfg.num_slots) {
+        if (inserts[i].slot >= cfg.sim.num_slots) {
             fprintf(stderr, "gbvp sim: --insert %u:%s: the frame has slots 0..%u\n",
-                    inserts[i].slot, inserts[i].name, cfg.num_slots - 1);
+                    inserts[i].slot, inserts[i].name, cfg.sim.num_slots - 1);
             return 2;
         }
 
-    int sfd = sim_stop_signalfd();
+    sim_cmd c = { .signal_fd = sim_stop_signalfd(), .stdin_open = true, .running = true };
     signal(SIGPIPE, SIG_IGN);
-
-    char err[256];
-    sim_gbvp *s = sim_gbvp_new(&cfg, err, sizeof err);
-    if (!s) {
+    char err[320];
+    c.local = sim_local_new(&cfg, err, sizeof err);
+    if (!c.local) {
         fprintf(stderr, "gbvp sim: %s\n", err);
-        if (sfd >= 0)
-            close(sfd);
+        if (c.signal_fd >= 0)
+            close(c.signal_fd);
         return 1;
     }
-    sim_time ctl_now = 0;
-    sim_control *ctl = NULL;
-    if (control_path && !(ctl = sim_control_new_gbvp(control_path, s, &ctl_now, err, sizeof err))) {
+    c.t = sim_local_target(c.local);
+    sim_loop *loop = sim_local_loop(c.local);
+    sim_ctl *ctl = NULL;
+    if (control_path && !(ctl = sim_ctl_new(control_path, c.t, err, sizeof err))) {
         fprintf(stderr, "gbvp sim: --control: %s\n", err);
-        sim_gbvp_free(s);
-        if (sfd >= 0)
-            close(sfd);
+        sim_local_free(c.local);
+        if (c.signal_fd >= 0)
+            close(c.signal_fd);
         return 1;
     }
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = 0;
     for (unsigned i = 0; i < ninserts; i++)
-        if (sim_gbvp_insert(s, inserts[i].slot, inserts[i].name,
-                            sim_gbvp_clock_now(s, monotonic_ps(&t0))))
+        if (c.t->ops->insert(c.t->ctx, inserts[i].slot, inserts[i].name, err, sizeof err))
             rc = 1;
     /* Unbuffered: poll() sees every line still waiting in the descriptor, none hides in
      * stdio's buffer when several arrive at once. */
     setvbuf(stdin, NULL, _IONBF, 0);
-    bool stdin_open = true, running = rc == 0;
-    while (running) {
-        struct pollfd fds[4 + SIM_CONTROL_MAX_CLIENTS] = {
-            { .fd = sim_gbvp_fd(s), .events = POLLIN },
-            { .fd = sfd, .events = POLLIN },
-            { .fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN },
-        };
-        nfds_t nfds = 3 + (ctl ? sim_control_pollfds(ctl, fds + 3, 1 + SIM_CONTROL_MAX_CLIENTS) : 0);
-        struct timespec wait = sim_gbvp_poll_timeout(s, monotonic_ps(&t0));
-        int n = ppoll(fds, nfds, &wait, NULL);
-        if (n < 0 && errno != EINTR) {
-            perror("gbvp sim: poll");
+    sim_loop_source input = { .pollfds = input_pollfds, .ready = input_ready, .ctx = &c };
+    sim_loop_add(loop, &input);
+    if (ctl) {
+        sim_loop_source src = sim_ctl_source(ctl);
+        sim_loop_add(loop, &src);
+    }
+    c.running = c.running && rc == 0;
+    while (c.running) {
+        int n = sim_loop_once(loop, SIM_MS(100));
+        if (n < 0) {
+            fprintf(stderr, "gbvp sim: poll: %s\n", strerror(-n));
             rc = 1;
             break;
         }
-        sim_time now = sim_gbvp_clock_now(s, monotonic_ps(&t0));
-        ctl_now = now;
-        if (n > 0 && (fds[1].revents & POLLIN)) {
-            struct signalfd_siginfo si;
-            if (read(sfd, &si, sizeof si) > 0)
-                fprintf(stderr, "gbvp sim: signal %u, stopping\n", si.ssi_signo);
-            running = false;
-        }
-        if (n > 0 && (fds[2].revents & (POLLIN | POLLHUP))) {
-            char line[1024];
-            if (!fgets(line, sizeof line, stdin))
-                stdin_open = false;
-            else if (!command(s, line, now))
-                running = false;
-        }
-        sim_gbvp_process(s, now);
-        if (ctl)
-            sim_control_service(ctl);
     }
-    if (stats_path && sim_gbvp_write_stats(s, stats_path))
+    if (stats_path && sim_simulator_write_stats(sim_local_simulator(c.local), stats_path))
         rc = 1;
-    sim_control_free(ctl);
-    sim_gbvp_free(s);
-    if (sfd >= 0)
-        close(sfd);
+    sim_ctl_free(ctl);
+    sim_local_free(c.local);
+    if (c.signal_fd >= 0)
+        close(c.signal_fd);
     return rc;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Greybus operation messages: the 8-byte header, encode/decode, and building a response to a
-// request. Pure functions on byte buffers; no allocation.
+// Greybus operation messages: the 8-byte header, encode/decode, a message with its header
+// parsed once (gb_msg), and building a response to a request. Pure functions on byte
+// buffers; no allocation.
 //
 // Header (little endian): size u16 (header + payload), operation id u16 (0 = unidirectional),
 // type u8 (bit 7 set = response), result u8 (responses only), pad[2] (on the ES2 USB link
@@ -30,6 +31,31 @@ typedef struct gb_msg_header {
  * shorter than the header, -EMSGSIZE when the size field disagrees with len (smaller than
  * the header or not equal to len). */
 int gb_msg_header_decode(const uint8_t *buf, size_t len, gb_msg_header *out);
+
+/* A whole message as it travels through gbvp: its header, decoded once where it entered
+ * (from the AP's bridge, a module or the SVC), and its bytes (h.size of them, header
+ * included, as on the wire; borrowed). Whoever passes one on passes the same header. */
+typedef struct gb_msg {
+    gb_msg_header h;
+    const uint8_t *bytes;
+} gb_msg;
+
+/* Parses bytes[0..len) into *out: 0, or the error of gb_msg_header_decode. */
+static inline int gb_msg_parse(const uint8_t *bytes, size_t len, gb_msg *out)
+{
+    out->bytes = bytes;
+    return gb_msg_header_decode(bytes, len, &out->h);
+}
+
+static inline const uint8_t *gb_msg_payload(const gb_msg *m)
+{
+    return m->bytes + GB_MSG_HEADER_SIZE;
+}
+
+static inline size_t gb_msg_payload_len(const gb_msg *m)
+{
+    return (size_t)m->h.size - GB_MSG_HEADER_SIZE;
+}
 
 /* Writes h into out[0..8). */
 void gb_msg_header_encode(const gb_msg_header *h, uint8_t out[GB_MSG_HEADER_SIZE]);

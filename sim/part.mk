@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-# sim/: the simulator object: the APBridgeA side over gblink, the network assembled from
-# the switch and UniPro models, the slots filled with virtual modules, the clock. A library
-# the program and the tests link.
-SIM_SRCS := sim/simulator.c sim/network.c sim/slots.c
+# sim/: the simulator object: the APBridgeA side of the bridge (over gblink or in-process),
+# the switch fabric and SVC assembled, the slots filled with virtual modules, the clock and
+# the one event loop. A library the program and the tests link.
+SIM_SRCS := sim/simulator.c sim/slots.c sim/bridge.c sim/bridge_gblink.c sim/loop.c
 $(eval $(call library,sim,$(SIM_SRCS)))

@@ -1,87 +1,139 @@
 // SPDX-License-Identifier: MIT
-// `gbvp sim`: the simulator for the QEMU path. sim/simulator.c holds the simulator object (a
-// gblink server, the APBridgeA side, the SVC, slots and catalog modules); gbvp/cmd_sim.c the
-// command line and the poll loop.
-#ifndef GBVP_SIM_SIM_CLI_H
-#define GBVP_SIM_SIM_CLI_H
+// The simulator object: what `gbvp sim` runs and every front end drives. It assembles the
+// parts into one Ara frame: the switch fabric (switch-model/fabric.h) with its timing, the
+// SVC, the slots filled with catalog modules (slots.h), and the APBridgeA side of the
+// bridge (bridge.h), which the AP reaches over gblink (QEMU's greybus-es2 device, or the
+// test AP across a real gblink connection) or directly from this process (the test AP).
+//
+// Time comes from an event kernel (event-kernel/event_kernel.h). The owner says how far
+// the clock may go (sim_simulator_process): due events run first, then what the AP and the
+// modules' backends sent is handled at that time. The loop (loop.h) picks that time from
+// the wall clock (realtime) or the next event (unpaced).
+#ifndef GBVP_SIM_SIMULATOR_H
+#define GBVP_SIM_SIMULATOR_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
+#include <stdio.h>
 
 #include "event-kernel/scheduler.h"
+#include "sim/bridge.h"
+#include "switch-model/fabric.h"
 #include "switch-model/svc.h"
 #include "unipro-model/up_phy.h"
+#include "virtual-modules/vm_interface.h"
+#include "virtual-modules/vm_reply.h"
 
-typedef struct sim_gbvp sim_gbvp;
+typedef struct sim_simulator sim_simulator;
 
-/* How simulated time relates to the wall clock (DESIGN.md, contract 1). */
-typedef enum sim_gbvp_clock {
+/* How simulated time relates to the wall clock (docs/timing-in-sim.md). */
+typedef enum sim_clock {
     SIM_CLOCK_REALTIME = 0, /* paced: events run when the wall clock reaches their time */
-    SIM_CLOCK_FAST,         /* unpaced: the clock jumps to the next event */
-} sim_gbvp_clock;
+    SIM_CLOCK_UNPACED,      /* the clock jumps to the next event (runs without QEMU) */
+    SIM_CLOCK_STEPPED,      /* time moves only when the owner says (sim_simulator_process):
+                             * an AP in this process keeps the clock (the test AP) */
+} sim_clock;
 
-/* Whether Greybus messages cross the UniPro timing model (docs/timing-in-sim.md). */
-typedef enum sim_gbvp_timing {
-    SIM_TIMING_OFF = 0,     /* delivered at once (functional path) */
-    SIM_TIMING_FRAME,       /* frame-level links and switch (switch-model/switch_transit.h) */
-    SIM_TIMING_MESSAGE,     /* message-level (switch-model/switch_transit_msg.h) */
-} sim_gbvp_timing;
+/* "realtime", "unpaced" or "stepped" (the first two are the words of --clock). */
+const char *sim_clock_name(sim_clock c);
+/* 0, or -1 for a word that names no clock. */
+int sim_clock_parse(const char *name, sim_clock *out);
 
-typedef struct sim_gbvp_config {
-    const char *link_path;   /* gblink Unix socket */
-    unsigned num_slots;
+typedef struct sim_config {
+    const char *link_path;   /* gblink socket the AP connects to; NULL: the AP is in this
+                              * process (sim_simulator_bridge, sim_bridge_set_sink) */
+    unsigned num_slots;      /* 1..GB_SVC_SLOTS_MAX; 0 = 4 */
     const char *catalog_dir; /* NULL = virtual-modules/catalog */
-    gb_svc_log_level log_level;
+    sw_log_level log_level;  /* lines above it are not printed */
+    FILE *log;               /* where log lines go; NULL = standard error */
     uint16_t cport_count;    /* APBridgeA hd CPorts; 0 = 44 */
-    sim_gbvp_clock clock;
-    sim_gbvp_timing timing;
+    sim_clock clock;
+    sw_timing timing;
     up_phy_cfg link;         /* every link at start; gear 0 = PWM-G1 x1 (after link start-up) */
-    double ber;              /* bit error rate on every link (timing on) */
+    double ber;              /* bit error rate on every link (frame timing) */
     uint64_t seed;           /* fault generators; 0 = 1 */
-} sim_gbvp_config;
+} sim_config;
 
 /* NULL with a reason in err. The caller owns the result. */
-sim_gbvp *sim_gbvp_new(const sim_gbvp_config *cfg, char *err, size_t errlen);
-void sim_gbvp_free(sim_gbvp *s);
-/* The descriptor to poll for readability. */
-int sim_gbvp_fd(const sim_gbvp *s);
-/* Does all pending link work and lets the SVC see the time. now in picoseconds. */
-void sim_gbvp_process(sim_gbvp *s, sim_time now);
-/* Inserts catalog module `name` into `slot` / removes the module in `slot`. 0 or -errno
- * with the reason logged. */
-int sim_gbvp_insert(sim_gbvp *s, unsigned slot, const char *name, sim_time now);
-int sim_gbvp_remove(sim_gbvp *s, unsigned slot, sim_time now);
-/* Runs a backend command line (virtual-modules/backend_cmd.h, e.g. "gpio set 3 1") on
- * interface `index` (0-based) of the module in `slot`, at the time of the last process or
- * insert call. 0 with the answer in reply, or -1 with the reason. */
-int sim_gbvp_command(sim_gbvp *s, unsigned slot, unsigned index, const char *line,
-                     char *reply, size_t len);
-/* Prints the slots, interfaces and connections (and the timing statistics). */
-void sim_gbvp_status(sim_gbvp *s);
-gb_svc *sim_gbvp_svc(sim_gbvp *s);
+sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen);
+void sim_simulator_free(sim_simulator *s);
+const sim_config *sim_simulator_config(const sim_simulator *s);
+
+/* ---- time ---- */
 
 /* The simulated time (picoseconds) the simulator has reached. */
-sim_time sim_gbvp_now(const sim_gbvp *s);
+sim_time sim_simulator_now(const sim_simulator *s);
+/* Runs the events due up to `until` (never backwards), then handles what the AP and the
+ * modules' backends sent, and lets the SVC see the time. */
+void sim_simulator_process(sim_simulator *s, sim_time until);
 /* The time of the next pending event; false when none is. */
-bool sim_gbvp_next_event(sim_gbvp *s, sim_time *out);
-/* The clock for the poll loop, given the wall clock `wall` (ps since start): realtime:
- * max(wall, now); fast: the next event's time, or now when nothing is pending. Pass the
- * result to sim_gbvp_process. */
-sim_time sim_gbvp_clock_now(sim_gbvp *s, sim_time wall);
-/* How long the poll loop may sleep: realtime: until the next event is due (at most
- * 100 ms); fast: 0 with events pending, else 100 ms. */
-struct timespec sim_gbvp_poll_timeout(sim_gbvp *s, sim_time wall);
+bool sim_simulator_next_event(sim_simulator *s, sim_time *out);
+/* The clock for a loop that has run `wall` (ps): realtime: max(wall, now); unpaced: the
+ * next event's time, or now when nothing is pending; stepped: now. Pass it to
+ * sim_simulator_process. */
+sim_time sim_simulator_clock_now(sim_simulator *s, sim_time wall);
+/* How long a loop at `wall` may wait for input before the clock needs it: realtime: until
+ * the next event is due; unpaced: 0 with events pending; otherwise (and stepped)
+ * SIM_TIME_MAX. */
+sim_time sim_simulator_idle_for(sim_simulator *s, sim_time wall);
+/* The descriptors the simulator reads (the gblink socket, the modules' ptys): at most cap
+ * written (POLLIN), the number it has returned. */
+size_t sim_simulator_pollfds(const sim_simulator *s, struct pollfd *fds, size_t cap);
+
+/* ---- the frame's slots ---- */
+
+unsigned sim_simulator_num_slots(const sim_simulator *s);
+/* The interface id of the interface in `slot` (also its switch port). */
+uint8_t sim_simulator_slot_intf_id(const sim_simulator *s, unsigned slot);
+/* Inserts a module into `slot`: a catalog entry name, or a path to a .mnfs file (with its
+ * .behaviour beside it). 0, or a negative errno with the reason in err (and logged):
+ * -ENOENT no such module (err names where it looked), -EINVAL, -EBUSY. err may be NULL
+ * (the reason is logged either way). */
+int sim_simulator_insert(sim_simulator *s, unsigned slot, const char *module, char *err,
+                         size_t errlen);
+/* Pulls the module in `slot` out. 0, or -ENOENT with the reason in err (may be NULL). */
+int sim_simulator_remove(sim_simulator *s, unsigned slot, char *err, size_t errlen);
+/* The module name in `slot`, NULL when empty. */
+const char *sim_simulator_module_name(const sim_simulator *s, unsigned slot);
+/* Interface `index` (0-based) of the module in `slot`; NULL when there is none. */
+vm_interface *sim_simulator_interface(sim_simulator *s, unsigned slot, unsigned index);
+/* Runs a backend command line (virtual-modules/backend_cmd.h, e.g. "gpio set 3 1") on
+ * interface `index` (0-based) of the module in `slot`, or with index -1 on the first of
+ * its interfaces that has a CPort of the command's class, at the simulator's time. 0 with
+ * the answer in reply; -ENOENT (empty slot, no such interface), -ENODEV (no interface has
+ * the class) or -EINVAL (the command was refused), with the reason in reply->text. */
+int sim_simulator_command(sim_simulator *s, unsigned slot, int index, const char *line,
+                          vm_reply *reply);
+
+/* ---- links (a timed fabric; slot GB_SVC_SLOT_AP is the AP bridge's own link) ---- */
+
+/* A power mode change: gear "HS-G2B", "PWM-G3" ..., series "A"/"B", lanes "1"/"2" (each
+ * NULL = keep). 0 or a negative errno with the reason in err. */
+int sim_simulator_link_set(sim_simulator *s, unsigned slot, const char *gear,
+                           const char *series, const char *lanes, char *err, size_t errlen);
+int sim_simulator_link_fault(sim_simulator *s, unsigned slot, const sw_link_fault *f, char *err,
+                             size_t errlen);
+int sim_simulator_link_info(sim_simulator *s, unsigned slot, sw_link_info *out, char *err,
+                            size_t errlen);
+
+/* ---- the parts ---- */
+
+gb_svc *sim_simulator_svc(const sim_simulator *s);
+sw_fabric *sim_simulator_fabric(const sim_simulator *s);
+/* The APBridgeA side: an AP in this process sets its sink and calls sim_bridge_from_ap and
+ * sim_bridge_cport_op. */
+sim_bridge *sim_simulator_bridge(const sim_simulator *s);
+/* With a gblink socket: the AP (QEMU) is connected. */
+bool sim_simulator_ap_linked(const sim_simulator *s);
+
+/* ---- reports ---- */
+
+/* The slots, interfaces and connections, the counters and the timing statistics. */
+void sim_simulator_status(sim_simulator *s, FILE *out);
 /* The timing model's statistics as JSON to `path`. 0, or -errno with the reason logged;
  * -ENOTSUP when timing is off. */
-int sim_gbvp_write_stats(sim_gbvp *s, const char *path);
-/* Parses --clock / --timing values. 0 or -EINVAL. */
-int sim_gbvp_parse_clock(const char *text, sim_gbvp_clock *out);
-int sim_gbvp_parse_timing(const char *text, sim_gbvp_timing *out);
-/* Parses --gear / --series / --lanes (each may be NULL) into c. 0 or -EINVAL with the
- * reason in err. */
-int sim_gbvp_parse_link(up_phy_cfg *c, const char *gear, const char *series, const char *lanes,
-                        char *err, size_t errlen);
+int sim_simulator_write_stats(sim_simulator *s, const char *path);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Catalog modules in the frame's slots (see slot_vm.h).
+// Catalog modules in the frame's slots (see slots.h).
 #include "sim/slots.h"
 
 #include <errno.h>
@@ -9,10 +9,11 @@
 
 #include "greybus/svc_protocol.h"
 
-/* One live interface and what its output sink needs to reach the SVC. */
+/* One live interface: the model, and where it sits in the frame. */
 typedef struct slot_intf {
     gb_svc *svc;
-    uint8_t intf_id;
+    sw_fabric *fabric;
+    uint8_t intf_id; /* also its switch port */
     vm_interface *vm;
 } slot_intf;
 
@@ -22,8 +23,9 @@ typedef struct slot_module {
     slot_intf intfs[GB_SVC_SLOTS_MAX];
 } slot_module;
 
-struct gb_slots {
+struct sim_slots {
     gb_svc *svc;
+    sw_fabric *fabric;
     uint64_t serial;
     slot_module *by_slot[GB_SVC_SLOTS_MAX]; /* at the module's primary slot */
 };
@@ -74,77 +76,80 @@ static void op_disconnect(void *self, uint16_t cport, sim_time now)
     vm_interface_cport_disconnect(((slot_intf *)self)->vm, cport);
 }
 
-static void op_receive(void *self, uint16_t cport, const uint8_t *msg, size_t len, sim_time now)
-{
-    slot_intf *si = self;
-    bool before = vm_interface_mode_switch_requested(si->vm);
-    vm_interface_receive(si->vm, cport, msg, len, now);
-    /* MODE_SWITCH: the module reboots into its new firmware and pokes the SVC's mailbox,
-     * which the SVC reports to the AP (the only mailbox event the SVC ever sends). */
-    if (!before && vm_interface_mode_switch_requested(si->vm))
-        gb_svc_intf_mailbox(si->svc, si->intf_id, GB_SVC_INTF_MAILBOX_GREYBUS, now);
-}
-
-const gb_svc_intf_ops gb_slots_vm_ops = {
+const gb_svc_intf_ops sim_slots_vm_ops = {
     .intf_type = op_type,
     .dme_get = op_dme_get,
     .dme_set = op_dme_set,
     .power = op_power,
     .cport_connect = op_connect,
     .cport_disconnect = op_disconnect,
-    .receive = op_receive,
     .power_uw = NULL,
 };
 
-/* The vm_interface output sink: into the SVC's data path. */
-static void intf_send(void *ctx, uint16_t cport, const uint8_t *msg, size_t len)
+/* The fabric's endpoint: a message for one of the interface's CPorts. */
+static void intf_receive(void *ctx, uint16_t cport, const gb_msg *m, sim_time now)
 {
     slot_intf *si = ctx;
-    gb_svc_from_intf(si->svc, si->intf_id, cport, msg, len, gb_svc_now(si->svc));
+    bool before = vm_interface_mode_switch_requested(si->vm);
+    vm_interface_receive(si->vm, cport, m, now);
+    /* MODE_SWITCH: the module reboots into its new firmware and pokes the SVC's mailbox,
+     * which the SVC reports to the AP (the only mailbox event the SVC ever sends). */
+    if (!before && vm_interface_mode_switch_requested(si->vm))
+        gb_svc_intf_mailbox(si->svc, si->intf_id, GB_SVC_INTF_MAILBOX_GREYBUS, now);
 }
 
-static void module_free(slot_module *m)
+/* The vm_interface's output: into the fabric from its port. */
+static void intf_send(void *ctx, uint16_t cport, const gb_msg *m)
+{
+    slot_intf *si = ctx;
+    sw_fabric_send(si->fabric, si->intf_id, cport, m);
+}
+
+static void module_free(sim_slots *s, slot_module *m)
 {
     if (!m)
         return;
-    for (unsigned i = 0; i < m->width; i++)
+    for (unsigned i = 0; i < m->width; i++) {
+        sw_fabric_detach(s->fabric, m->intfs[i].intf_id);
         vm_interface_free(m->intfs[i].vm);
+    }
     free(m);
 }
 
 static void on_released(void *ctx, unsigned slot, void *const *intfs, unsigned width)
 {
-    gb_slots *s = ctx;
+    sim_slots *s = ctx;
     (void)intfs, (void)width;
     if (slot < GB_SVC_SLOTS_MAX) {
-        module_free(s->by_slot[slot]);
+        module_free(s, s->by_slot[slot]);
         s->by_slot[slot] = NULL;
     }
 }
 
-gb_slots *gb_slots_new(gb_svc *svc)
+sim_slots *sim_slots_new(gb_svc *svc, sw_fabric *fabric)
 {
-    gb_slots *s = calloc(1, sizeof *s);
+    sim_slots *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->svc = svc;
+    s->fabric = fabric;
     gb_svc_set_release_hook(svc, on_released, s);
     return s;
 }
 
-void gb_slots_free(gb_slots *s, sim_time now)
+void sim_slots_free(sim_slots *s, sim_time now)
 {
     if (!s)
         return;
     for (unsigned i = 0; i < GB_SVC_SLOTS_MAX; i++)
         if (s->by_slot[i])
-            gb_slots_remove(s, i, now);
+            sim_slots_remove(s, i, now);
     gb_svc_set_release_hook(s->svc, NULL, NULL);
     free(s);
 }
 
-int gb_slots_insert(gb_slots *s, unsigned slot, const vm_module *m, sim_time now, char *err,
-                    size_t errlen)
+int sim_slots_insert(sim_slots *s, unsigned slot, const vm_module *m, sim_time now, char *err,
+                     size_t errlen)
 {
     size_t width = vm_module_interface_count(m);
     if (slot >= gb_svc_num_slots(s->svc) || width == 0 ||
@@ -153,6 +158,12 @@ int gb_slots_insert(gb_slots *s, unsigned slot, const vm_module *m, sim_time now
                  vm_module_name(m), width, slot, gb_svc_num_slots(s->svc));
         return -EINVAL;
     }
+    for (size_t i = 0; i < width; i++)
+        if (sim_slots_module_name(s, slot + (unsigned)i)) {
+            snprintf(err, errlen, "slot %u%s is occupied", slot,
+                     width > 1 ? " (or a neighbour)" : "");
+            return -EBUSY;
+        }
     slot_module *sm = calloc(1, sizeof *sm);
     if (!sm) {
         snprintf(err, errlen, "out of memory");
@@ -164,28 +175,31 @@ int gb_slots_insert(gb_slots *s, unsigned slot, const vm_module *m, sim_time now
     for (size_t i = 0; i < width; i++) {
         slot_intf *si = &sm->intfs[i];
         si->svc = s->svc;
+        si->fabric = s->fabric;
         si->intf_id = gb_svc_slot_intf_id(s->svc, slot + (unsigned)i);
         vm_output out = { .send = intf_send, .ctx = si };
         si->vm = vm_module_create_interface(m, i, out, serial, err, errlen);
         if (!si->vm) {
-            module_free(sm);
+            module_free(s, sm);
             return -EINVAL;
         }
         sm->width = (unsigned)i + 1;
+        sw_endpoint ep = { .receive = intf_receive, .ctx = si };
+        sw_fabric_attach(s->fabric, si->intf_id, &ep);
         handles[i] = si;
     }
-    int rc = gb_svc_insert(s->svc, slot, (unsigned)width, sm->name, &gb_slots_vm_ops, handles,
+    int rc = gb_svc_insert(s->svc, slot, (unsigned)width, sm->name, &sim_slots_vm_ops, handles,
                            now);
     if (rc) {
         snprintf(err, errlen, "slot %u%s is occupied", slot, width > 1 ? " (or a neighbour)" : "");
-        module_free(sm);
+        module_free(s, sm);
         return rc;
     }
     s->by_slot[slot] = sm;
     return 0;
 }
 
-static int primary(const gb_slots *s, unsigned slot)
+static int primary(const sim_slots *s, unsigned slot)
 {
     for (unsigned p = 0; p <= slot && p < GB_SVC_SLOTS_MAX; p++)
         if (s->by_slot[p] && slot < p + s->by_slot[p]->width)
@@ -193,18 +207,18 @@ static int primary(const gb_slots *s, unsigned slot)
     return -ENOENT;
 }
 
-int gb_slots_remove(gb_slots *s, unsigned slot, sim_time now)
+int sim_slots_remove(sim_slots *s, unsigned slot, sim_time now)
 {
     int p = primary(s, slot);
     if (p < 0)
         return p;
     gb_svc_remove(s->svc, (unsigned)p, now);
-    module_free(s->by_slot[p]);
+    module_free(s, s->by_slot[p]);
     s->by_slot[p] = NULL;
     return 0;
 }
 
-vm_interface *gb_slots_interface(gb_slots *s, unsigned slot, unsigned index)
+vm_interface *sim_slots_interface(sim_slots *s, unsigned slot, unsigned index)
 {
     int p = primary(s, slot);
     if (p < 0 || index >= s->by_slot[p]->width)
@@ -212,8 +226,28 @@ vm_interface *gb_slots_interface(gb_slots *s, unsigned slot, unsigned index)
     return s->by_slot[p]->intfs[index].vm;
 }
 
-const char *gb_slots_module_name(const gb_slots *s, unsigned slot)
+const char *sim_slots_module_name(const sim_slots *s, unsigned slot)
 {
     int p = primary(s, slot);
     return p < 0 ? NULL : s->by_slot[p]->name;
+}
+
+size_t sim_slots_fds(const sim_slots *s, int *fds, size_t cap)
+{
+    size_t n = 0;
+    for (unsigned p = 0; p < GB_SVC_SLOTS_MAX; p++) {
+        const slot_module *m = s->by_slot[p];
+        for (unsigned i = 0; m && i < m->width; i++)
+            n += vm_interface_fds(m->intfs[i].vm, n < cap ? fds + n : NULL, n < cap ? cap - n : 0);
+    }
+    return n;
+}
+
+void sim_slots_service(sim_slots *s)
+{
+    for (unsigned p = 0; p < GB_SVC_SLOTS_MAX; p++) {
+        slot_module *m = s->by_slot[p];
+        for (unsigned i = 0; m && i < m->width; i++)
+            vm_interface_service(m->intfs[i].vm);
+    }
 }

@@ -23,7 +23,7 @@ int gb_svc_insert(gb_svc *svc, unsigned slot, unsigned width, const char *name,
 {
     svc->now = now;
     if (width == 0 || slot >= svc->cfg.num_slots || width > svc->cfg.num_slots - slot) {
-        svc_log(svc, GB_SVC_LOG_WARN, "slot: module %s of width %u does not fit at slot %u "
+        svc_log(svc, SW_LOG_WARN, "slot: module %s of width %u does not fit at slot %u "
                 "of %u", name ? name : "?", width, slot, svc->cfg.num_slots);
         return -EINVAL;
     }
@@ -31,7 +31,7 @@ int gb_svc_insert(gb_svc *svc, unsigned slot, unsigned width, const char *name,
         return -EINVAL;
     for (unsigned i = 0; i < width; i++) {
         if (svc->intfs[slot + i].present) {
-            svc_log(svc, GB_SVC_LOG_WARN, "slot: slot %u is occupied; module %s not inserted",
+            svc_log(svc, SW_LOG_WARN, "slot: slot %u is occupied; module %s not inserted",
                     slot + i, name ? name : "?");
             return -EBUSY;
         }
@@ -51,10 +51,11 @@ int gb_svc_insert(gb_svc *svc, unsigned slot, unsigned width, const char *name,
         in->module_slot = slot;
         svc->slot_self[slot + i] = intfs[i];
     }
-    svc_log(svc, GB_SVC_LOG_INFO, "slot: module %s inserted in slot %u (interfaces %u..%u)",
+    svc_log(svc, SW_LOG_INFO, "slot: module %s inserted in slot %u (interfaces %u..%u)",
             m->name, slot, gb_svc_slot_intf_id(svc, slot), gb_svc_slot_intf_id(svc, slot) + width - 1);
     if (svc->hs != SVC_HS_IDLE && svc->hs != SVC_HS_FAILED)
         queue_inserted(svc, slot);
+    svc_sync_fabric(svc);
     return 0;
 }
 
@@ -76,9 +77,10 @@ void svc_slot_release(gb_svc *svc, unsigned slot, bool ejected)
         svc->slot_self[slot + i] = NULL;
     }
     uint8_t id = gb_svc_slot_intf_id(svc, slot);
-    svc_log(svc, GB_SVC_LOG_INFO, "slot: module %s %s slot %u", m->name,
+    svc_log(svc, SW_LOG_INFO, "slot: module %s %s slot %u", m->name,
             ejected ? "ejected from" : "removed from", slot);
     m->used = false;
+    svc_sync_fabric(svc);
     if (!svc_unqueue_inserted(svc, id) && svc->hs != SVC_HS_IDLE && svc->hs != SVC_HS_FAILED)
         svc_queue_event(svc, GB_SVC_TYPE_MODULE_REMOVED, &id, 1);
     if (ejected && svc->released)

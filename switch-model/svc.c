@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The SVC: construction, the version/hello handshake, the queue of SVC -> AP requests
 // (hot-plug, mailbox, oops; one in flight at a time, like the AP's serial SVC work queue),
-// responses from the AP, time, and inspection. The AP's requests are in svc_ops.c.
+// responses from the AP, time, the fabric's view of the interfaces, and inspection. The
+// AP's requests are in svc_ops.c.
 #include "switch-model/svc_internal.h"
 
 #include <errno.h>
@@ -25,7 +26,7 @@ const char *gb_svc_power_event_name(gb_svc_power_event ev)
     return "?";
 }
 
-void svc_log(gb_svc *svc, gb_svc_log_level level, const char *fmt, ...)
+void svc_log(gb_svc *svc, sw_log_level level, const char *fmt, ...)
 {
     if (!svc->env.log)
         return;
@@ -43,9 +44,13 @@ static void fail(char *err, size_t errlen, const char *msg)
         snprintf(err, errlen, "%s", msg);
 }
 
-gb_svc *gb_svc_new(const gb_svc_config *cfg, const gb_svc_env *env, char *err, size_t errlen)
+static void svc_receive(void *ctx, uint16_t cport, const gb_msg *m, sim_time now);
+
+gb_svc *gb_svc_new(const gb_svc_config *cfg, const gb_svc_env *env, sw_fabric *fabric,
+                   char *err, size_t errlen)
 {
     gb_svc_config c = *cfg;
+    const sw_fabric_cfg *fc = sw_fabric_get_cfg(fabric);
     if (c.num_slots == 0 || c.num_slots > GB_SVC_SLOTS_MAX) {
         char msg[96];
         snprintf(msg, sizeof msg, "svc: %u slots requested; the frame holds 1 to %u",
@@ -56,7 +61,11 @@ gb_svc *gb_svc_new(const gb_svc_config *cfg, const gb_svc_env *env, char *err, s
     if (!c.endo_id)
         c.endo_id = GB_SVC_ENDO_ID_DEFAULT;
     if (!c.ap_intf_id)
-        c.ap_intf_id = 1;
+        c.ap_intf_id = (uint8_t)fc->ap_port;
+    if (c.ap_intf_id != fc->ap_port) {
+        fail(err, errlen, "svc: the AP's interface id must be the fabric's AP bridge port");
+        return NULL;
+    }
     if (!c.first_intf_id)
         c.first_intf_id = (uint8_t)(c.ap_intf_id + 1);
     if (!c.ap_cport_count)
@@ -71,7 +80,7 @@ gb_svc *gb_svc_new(const gb_svc_config *cfg, const gb_svc_env *env, char *err, s
         return NULL;
     }
     unsigned top = last > c.ap_intf_id ? last : c.ap_intf_id;
-    if (top + 2u > SW_PORTS_MAX) {
+    if (top + 2u > fc->ports) {
         fail(err, errlen, "svc: interface ids exceed the switch's port count");
         return NULL;
     }
@@ -82,14 +91,13 @@ gb_svc *gb_svc_new(const gb_svc_config *cfg, const gb_svc_env *env, char *err, s
     }
     svc->cfg = c;
     svc->env = *env;
+    svc->fabric = fabric;
+    svc->port = sw_fabric_svc_port(fabric);
     svc->next_op_id = 1;
-    svc->conns = gb_svc_conn_table_new(1024);
-    svc->routes = sw_route_table_new(top + 2u); /* ports 0..top, SVC on top + 1 */
-    if (!svc->conns || !svc->routes) {
-        gb_svc_free(svc);
-        fail(err, errlen, "svc: out of memory");
-        return NULL;
-    }
+    sw_fabric_set_device_id(fabric, c.ap_intf_id, GB_SVC_DEVICE_ID_AP);
+    sw_fabric_set_device_id(fabric, svc->port, GB_SVC_DEVICE_ID_SVC);
+    sw_endpoint ep = { .receive = svc_receive, .ctx = svc };
+    sw_fabric_attach(fabric, svc->port, &ep);
     return svc;
 }
 
@@ -97,9 +105,16 @@ void gb_svc_free(gb_svc *svc)
 {
     if (!svc)
         return;
-    gb_svc_conn_table_free(svc->conns);
-    sw_route_table_free(svc->routes);
+    sw_fabric_detach(svc->fabric, svc->port);
     free(svc);
+}
+
+/* Into the fabric from the SVC's CPort 0, to the AP bridge's hd CPort 0. */
+static void svc_send(gb_svc *svc, const uint8_t *msg, size_t len)
+{
+    gb_msg m;
+    if (gb_msg_parse(msg, len, &m) == 0)
+        sw_fabric_send(svc->fabric, svc->port, GB_SVC_CPORT_ID, &m);
 }
 
 static uint16_t next_id(gb_svc *svc)
@@ -123,7 +138,7 @@ static void send_request(gb_svc *svc, uint8_t type, const uint8_t *payload, uint
         memcpy(svc->pending_payload, payload, len);
     svc->pending_since = svc->now;
     svc->stats.svc_requests_sent++;
-    svc->env.to_ap(svc->env.ctx, 0, buf, n);
+    svc_send(svc, buf, n);
 }
 
 static const char *svc_request_name(uint8_t type)
@@ -153,7 +168,7 @@ static void send_hello(gb_svc *svc)
     gb_put_le16(p, svc->cfg.endo_id);
     p[2] = svc->cfg.ap_intf_id;
     svc->hs = SVC_HS_HELLO;
-    svc_log(svc, GB_SVC_LOG_INFO, "svc: -> SVC_HELLO endo 0x%04x, AP interface %u",
+    svc_log(svc, SW_LOG_INFO, "svc: -> SVC_HELLO endo 0x%04x, AP interface %u",
             svc->cfg.endo_id, svc->cfg.ap_intf_id);
     send_request(svc, GB_SVC_TYPE_SVC_HELLO, p, sizeof p);
 }
@@ -171,43 +186,46 @@ void gb_svc_start(gb_svc *svc, sim_time now)
     svc_slots_announce_all(svc); /* sent once the handshake is done */
     svc->last_ping = now;
     svc->watchdog_warned = false;
-    svc_log(svc, GB_SVC_LOG_INFO, "svc: -> PROTOCOL_VERSION %u.%u", p[0], p[1]);
+    svc_log(svc, SW_LOG_INFO, "svc: -> PROTOCOL_VERSION %u.%u", p[0], p[1]);
     send_request(svc, GB_SVC_TYPE_PROTOCOL_VERSION, p, sizeof p);
 }
 
 void gb_svc_ap_lost(gb_svc *svc, sim_time now)
 {
     svc->now = now;
-    bool had = svc->hs != SVC_HS_IDLE || svc->route_count || gb_svc_conn_count(svc->conns);
-    svc_log(svc, had ? GB_SVC_LOG_INFO : GB_SVC_LOG_DEBUG,
+    const sw_conn_table *conns = sw_fabric_connections(svc->fabric);
+    bool had = svc->hs != SVC_HS_IDLE || svc->route_count || sw_conn_count(conns);
+    svc_log(svc, had ? SW_LOG_INFO : SW_LOG_DEBUG,
             "svc: AP gone; forgetting routes, connections and device ids");
     svc->hs = SVC_HS_IDLE;
     svc->pending = false;
     svc->ev_count = 0;
     svc->ev_head = 0;
-    while (gb_svc_conn_count(svc->conns)) {
-        gb_svc_conn c = *gb_svc_conn_at(svc->conns, 0);
-        gb_svc_conn_remove(svc->conns, c.intf1, c.cport1, c.intf2, c.cport2);
-        svc_intf *a = svc_intf_at(svc, c.intf1), *b = svc_intf_at(svc, c.intf2);
+    while (sw_conn_count(conns)) {
+        sw_conn c = *sw_conn_at(conns, 0);
+        sw_fabric_disconnect(svc->fabric, c.port1, c.cport1, c.port2, c.cport2);
+        svc_intf *a = svc_intf_at(svc, c.port1), *b = svc_intf_at(svc, c.port2);
         if (a && a->present)
             a->ops->cport_disconnect(a->self, c.cport1, now);
         if (b && b->present)
             b->ops->cport_disconnect(b->self, c.cport2, now);
     }
+    sw_route_table *routes = sw_fabric_routes(svc->fabric);
     for (size_t i = 0; i < svc->route_count; i++) {
         const svc_route *r = &svc->route_list[i];
-        sw_route_pair_destroy(svc->routes, r->dev1, svc_port_of(svc, r->intf1), r->dev2,
+        sw_route_pair_destroy(routes, r->dev1, svc_port_of(svc, r->intf1), r->dev2,
                               svc_port_of(svc, r->intf2));
     }
     svc->route_count = 0;
     for (unsigned s = 0; s < svc->cfg.num_slots; s++) {
         svc_intf *in = &svc->intfs[s];
-        in->device_id = 0;
+        svc_set_device_id(svc, gb_svc_slot_intf_id(svc, s), in, 0);
         if (in->present && in->vsys)
             svc_intf_power(svc, in, GB_SVC_PWR_VSYS_OFF);
         in->vsys = in->refclk = in->unipro = in->active = in->hibernated = false;
     }
     svc->ap_pwrm_set = false;
+    svc_sync_fabric(svc);
 }
 
 void svc_send_response(gb_svc *svc, const gb_msg_header *req, uint8_t result,
@@ -219,7 +237,7 @@ void svc_send_response(gb_svc *svc, const gb_msg_header *req, uint8_t result,
     size_t n = gb_msg_build_response(buf, sizeof buf, req, result, result ? NULL : payload,
                                      result ? 0 : plen);
     if (n)
-        svc->env.to_ap(svc->env.ctx, 0, buf, n);
+        svc_send(svc, buf, n);
 }
 
 /* ---- the event queue ---- */
@@ -227,7 +245,7 @@ void svc_send_response(gb_svc *svc, const gb_msg_header *req, uint8_t result,
 void svc_queue_event(gb_svc *svc, uint8_t type, const uint8_t *payload, uint8_t len)
 {
     if (svc->ev_count == SVC_EVENTS_MAX) {
-        svc_log(svc, GB_SVC_LOG_ERROR, "svc: event queue full, %s dropped",
+        svc_log(svc, SW_LOG_ERROR, "svc: event queue full, %s dropped",
                 svc_request_name(type));
         return;
     }
@@ -261,7 +279,7 @@ void svc_pump(gb_svc *svc)
     svc_event e = svc->events[svc->ev_head];
     svc->ev_head = (svc->ev_head + 1) % SVC_EVENTS_MAX;
     svc->ev_count--;
-    svc_log(svc, GB_SVC_LOG_INFO, "svc: -> %s interface %u", svc_request_name(e.type),
+    svc_log(svc, SW_LOG_INFO, "svc: -> %s interface %u", svc_request_name(e.type),
             e.payload[0]);
     send_request(svc, e.type, e.payload, e.len);
 }
@@ -277,17 +295,17 @@ static void handle_response(gb_svc *svc, const gb_msg_header *h, const uint8_t *
                             size_t plen)
 {
     if (!svc->pending || h->operation_id != svc->pending_id) {
-        svc_log(svc, GB_SVC_LOG_WARN, "svc: unexpected response id %u type 0x%02x dropped",
+        svc_log(svc, SW_LOG_WARN, "svc: unexpected response id %u type 0x%02x dropped",
                 h->operation_id, h->type);
         return;
     }
     uint8_t type = svc->pending_type;
     svc->pending = false;
     if (gb_msg_base_type(h->type) != type)
-        svc_log(svc, GB_SVC_LOG_WARN, "svc: response to %s carries type 0x%02x",
+        svc_log(svc, SW_LOG_WARN, "svc: response to %s carries type 0x%02x",
                 svc_request_name(type), h->type);
     if (h->result) {
-        svc_log(svc, GB_SVC_LOG_ERROR, "svc: AP refused %s: %s", svc_request_name(type),
+        svc_log(svc, SW_LOG_ERROR, "svc: AP refused %s: %s", svc_request_name(type),
                 gb_result_name(h->result));
         if (type == GB_SVC_TYPE_PROTOCOL_VERSION || type == GB_SVC_TYPE_SVC_HELLO)
             svc->hs = SVC_HS_FAILED;
@@ -297,60 +315,42 @@ static void handle_response(gb_svc *svc, const gb_msg_header *h, const uint8_t *
     switch (type) {
     case GB_SVC_TYPE_PROTOCOL_VERSION:
         if (plen != GB_SVC_VERSION_SIZE) {
-            svc_log(svc, GB_SVC_LOG_ERROR, "svc: version response of %zu bytes (want 2)", plen);
+            svc_log(svc, SW_LOG_ERROR, "svc: version response of %zu bytes (want 2)", plen);
             svc->hs = SVC_HS_FAILED;
             return;
         }
-        svc_log(svc, GB_SVC_LOG_INFO, "svc: <- AP speaks SVC protocol %u.%u", payload[0],
+        svc_log(svc, SW_LOG_INFO, "svc: <- AP speaks SVC protocol %u.%u", payload[0],
                 payload[1]);
         send_hello(svc);
         return;
     case GB_SVC_TYPE_SVC_HELLO:
         svc->hs = SVC_HS_READY;
         svc->last_ping = svc->now;
-        svc_log(svc, GB_SVC_LOG_INFO, "svc: handshake done, AP ready for hot-plug events");
+        svc_log(svc, SW_LOG_INFO, "svc: handshake done, AP ready for hot-plug events");
         break;
     default:
-        svc_log(svc, GB_SVC_LOG_DEBUG, "svc: <- AP acknowledged %s interface %u",
+        svc_log(svc, SW_LOG_DEBUG, "svc: <- AP acknowledged %s interface %u",
                 svc_request_name(type), svc->pending_payload[0]);
         break;
     }
     svc_pump(svc);
 }
 
-void gb_svc_from_ap(gb_svc *svc, uint16_t hd_cport, const uint8_t *msg, size_t len,
-                    sim_time now)
+/* The fabric's endpoint: a message from the AP on the SVC's CPort 0. */
+static void svc_receive(void *ctx, uint16_t cport, const gb_msg *m, sim_time now)
 {
+    gb_svc *svc = ctx;
     svc->now = now;
-    if (hd_cport != 0) {
-        gb_svc_path p;
-        gb_svc_path_verdict v = GB_SVC_PATH_BAD_MESSAGE;
-        gb_msg_header h;
-        if (gb_msg_header_decode(msg, len, &h) == 0)
-            v = gb_svc_path_resolve(svc, svc->cfg.ap_intf_id, hd_cport, &p);
-        if (v == GB_SVC_PATH_OK) {
-            gb_svc_path_send(svc, &p, msg, len, now);
-        } else {
-            svc->stats.dropped++;
-            svc_log(svc, GB_SVC_LOG_WARN, "path: AP hd CPort %u: %zu bytes dropped (%s)",
-                    hd_cport, len, gb_svc_path_verdict_name(v));
-        }
+    if (cport != GB_SVC_CPORT_ID) {
+        svc_log(svc, SW_LOG_WARN, "svc: %u bytes on CPort %u, which is not the SVC's, dropped",
+                m->h.size, cport);
         return;
     }
-    gb_msg_header h;
-    int rc = gb_msg_header_decode(msg, len, &h);
-    if (rc) {
-        svc->stats.ap_bad_requests++;
-        svc_log(svc, GB_SVC_LOG_WARN, "svc: malformed message of %zu bytes from the AP (%s)",
-                len, rc == -EMSGSIZE ? "size field disagrees with length" : "short header");
-        return;
-    }
-    const uint8_t *payload = msg + GB_MSG_HEADER_SIZE;
-    size_t plen = len - GB_MSG_HEADER_SIZE;
-    if (gb_msg_is_response(h.type))
-        handle_response(svc, &h, payload, plen);
+    if (gb_msg_is_response(m->h.type))
+        handle_response(svc, &m->h, gb_msg_payload(m), gb_msg_payload_len(m));
     else
-        svc_handle_request(svc, &h, payload, plen);
+        svc_handle_request(svc, &m->h, gb_msg_payload(m), gb_msg_payload_len(m));
+    svc_sync_fabric(svc);
 }
 
 void gb_svc_tick(gb_svc *svc, sim_time now)
@@ -358,7 +358,7 @@ void gb_svc_tick(gb_svc *svc, sim_time now)
     svc->now = now;
     if (svc->pending && now - svc->pending_since > SVC_AP_TIMEOUT) {
         svc->stats.ap_timeouts++;
-        svc_log(svc, GB_SVC_LOG_ERROR, "svc: AP did not answer %s within 1 s",
+        svc_log(svc, SW_LOG_ERROR, "svc: AP did not answer %s within 1 s",
                 svc_request_name(svc->pending_type));
         svc->pending = false;
         if (svc->hs == SVC_HS_VERSION || svc->hs == SVC_HS_HELLO)
@@ -368,7 +368,7 @@ void gb_svc_tick(gb_svc *svc, sim_time now)
     if (svc->hs == SVC_HS_READY && !svc->watchdog_warned &&
         now - svc->last_ping > SVC_WATCHDOG_SILENCE) {
         svc->watchdog_warned = true;
-        svc_log(svc, GB_SVC_LOG_WARN, "svc: no PING from the AP for 6 s (watchdog stopped?)");
+        svc_log(svc, SW_LOG_WARN, "svc: no PING from the AP for 6 s (watchdog stopped?)");
     }
 }
 
@@ -407,6 +407,19 @@ void svc_intf_power(gb_svc *svc, svc_intf *in, gb_svc_power_event ev)
 {
     if (in->present && in->ops->power)
         in->ops->power(in->self, ev, svc->now);
+}
+
+void svc_sync_fabric(gb_svc *svc)
+{
+    for (unsigned s = 0; s < svc->cfg.num_slots; s++)
+        sw_fabric_set_reachable(svc->fabric, svc_port_of(svc, gb_svc_slot_intf_id(svc, s)),
+                                svc_intf_linked(&svc->intfs[s]));
+}
+
+void svc_set_device_id(gb_svc *svc, uint8_t intf_id, svc_intf *in, uint8_t dev)
+{
+    in->device_id = dev;
+    sw_fabric_set_device_id(svc->fabric, svc_port_of(svc, intf_id), dev);
 }
 
 /* 0 when an event about interface intf_id may be queued for the AP: -ENOENT without a
@@ -501,12 +514,7 @@ uint8_t gb_svc_ap_link_tx_mode(const gb_svc *svc)
     return svc->ap_pwrm_set ? svc->ap_pwrm[2] : 0;
 }
 
-const gb_svc_conn_table *gb_svc_connections(const gb_svc *svc)
+sw_fabric *gb_svc_fabric(const gb_svc *svc)
 {
-    return svc->conns;
-}
-
-sw_route_table *gb_svc_routes(gb_svc *svc)
-{
-    return svc->routes;
+    return svc->fabric;
 }

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
-// The SVC: the Greybus SVC protocol as Linux 6.1 drives it, the frame's slots, hot-plug, the
-// switch's routing table, the connection table, and the data path built on it.
+// The SVC: the Greybus SVC protocol as Linux 6.1 drives it, the frame's slots and hot-plug,
+// and the control of the switch fabric (fabric.h): it gives the endpoints their DeviceIDs,
+// programs the routing table and the connections, makes interfaces reachable as it powers
+// and activates them, and turns INTF_SET_PWRM into link changes. It is an endpoint of the
+// fabric itself (on the switch's last port, its CPort 0 statically connected to the AP
+// bridge's hd CPort 0), never a hop on the data path.
 //
-// Sans-IO: the owner feeds it messages from the AP (gb_svc_from_ap), messages from module
-// interfaces (gb_svc_from_intf), slot changes (gb_svc_insert / gb_svc_remove) and the time
-// (`now`, picoseconds, passed into every call); everything the SVC says or forwards leaves
-// through the sinks in gb_svc_env. Nothing here sleeps, reads a clock or touches a socket.
+// Sans-IO: the owner feeds it slot changes (gb_svc_insert / gb_svc_remove) and the time
+// (gb_svc_tick); messages from the AP arrive through the fabric; everything the SVC says
+// leaves through the fabric, and what it does through the log sink. Nothing here sleeps,
+// reads a clock or touches a socket.
 //
-// Numbering (greybus-reference.md 3.1): the AP bridge is interface ap_intf_id (default 1)
-// with DeviceID 1; slot s (0-based) holds interface id first_intf_id + s (default 2 + s);
-// a module of width k in slot s has interfaces M..M+k-1 where M = its primary id. Switch
-// port of interface i = i; the SVC sits on the last port.
+// Numbering (docs/svc.md): the AP bridge is interface ap_intf_id (default 1) with DeviceID
+// 1; slot s (0-based) holds interface id first_intf_id + s (default 2 + s); a module of
+// width k in slot s has interfaces M..M+k-1 where M = its primary id. The switch port of
+// interface i is i; the SVC sits on the last port.
 #ifndef GBVP_SWITCH_MODEL_SVC_H
 #define GBVP_SWITCH_MODEL_SVC_H
 
@@ -19,20 +23,12 @@
 #include <stdint.h>
 
 #include "event-kernel/scheduler.h"
-#include "switch-model/svc_conn.h"
-#include "switch-model/route_table.h"
+#include "switch-model/fabric.h"
+#include "switch-model/sw_log.h"
 
 typedef struct gb_svc gb_svc;
-typedef struct gb_svc_path gb_svc_path; /* below */
 
 #define GB_SVC_SLOTS_MAX 29u /* DeviceIDs 2..31 bound the interfaces the AP can route */
-
-typedef enum gb_svc_log_level {
-    GB_SVC_LOG_ERROR = 0,
-    GB_SVC_LOG_WARN = 1,
-    GB_SVC_LOG_INFO = 2,
-    GB_SVC_LOG_DEBUG = 3,
-} gb_svc_log_level;
 
 /* What the SVC does to a module interface's power and link (the "power events"). */
 typedef enum gb_svc_power_event {
@@ -63,59 +59,39 @@ typedef struct gb_svc_intf_ops {
     int (*cport_connect)(void *self, uint16_t cport, uint8_t peer_device_id,
                          uint16_t peer_cport, uint8_t tc, uint8_t flags, sim_time now);
     void (*cport_disconnect)(void *self, uint16_t cport, sim_time now);
-    /* A whole Greybus message arriving on one of its CPorts. */
-    void (*receive)(void *self, uint16_t cport, const uint8_t *msg, size_t len, sim_time now);
     /* Power drawn while V_SYS is on, in microwatts (for PWRMON); may be NULL. */
     uint32_t (*power_uw)(void *self);
 } gb_svc_intf_ops;
 
-/* The SVC's surroundings. Every callback gets `ctx`. */
+/* The SVC's surroundings. */
 typedef struct gb_svc_env {
-    /* A message to the AP on hd CPort `hd_cport` (0 = the SVC's own connection). */
-    void (*to_ap)(void *ctx, uint16_t hd_cport, const uint8_t *msg, size_t len);
-    /* A readable line of what happened (no trailing newline). May be NULL. */
-    void (*log)(void *ctx, gb_svc_log_level level, sim_time now, const char *line);
-    /* A link's power mode was changed by INTF_SET_PWRM (hook for the link model). May be
-     * NULL. `req` is the 63-byte request payload (greybus-reference.md 3.2.1). */
-    void (*power_mode)(void *ctx, uint8_t intf_id, const uint8_t *req, size_t len);
-    /* The network between CPorts (hook for the timed switch). NULL: messages are delivered
-     * at once. Otherwise every message that resolved to a path is handed over here (copy
-     * it; `msg` lives only during the call) and the callee calls gb_svc_path_deliver when
-     * it has crossed the links and the switch. */
-    void (*transit)(void *ctx, const struct gb_svc_path *p, const uint8_t *msg, size_t len,
-                    sim_time now);
+    sw_log_fn log; /* may be NULL */
     void *ctx;
 } gb_svc_env;
 
 typedef struct gb_svc_config {
     unsigned num_slots;      /* 1..GB_SVC_SLOTS_MAX */
     uint16_t endo_id;        /* 0 = GB_SVC_ENDO_ID_DEFAULT (0x4755) */
-    uint8_t ap_intf_id;      /* 0 = 1 */
+    uint8_t ap_intf_id;      /* 0 = the fabric's AP port */
     uint8_t first_intf_id;   /* interface id of slot 0; 0 = ap_intf_id + 1 */
     uint16_t ap_cport_count; /* hd CPorts of the AP bridge; 0 = 44 (APBridgeA) */
     bool no_pwrmon_rails;    /* answer PWRMON_RAIL_COUNT_GET with 0 */
 } gb_svc_config;
 
-/* NULL with a reason in err when the configuration is bad or memory ran out. The caller
- * owns the result (gb_svc_free). env is copied. */
-gb_svc *gb_svc_new(const gb_svc_config *cfg, const gb_svc_env *env, char *err, size_t errlen);
+/* An SVC controlling `fabric` (borrowed; it must outlive the SVC), attached to it on its
+ * last port. NULL with a reason in err when the configuration does not fit the fabric or
+ * memory ran out. The caller owns the result (gb_svc_free). env is copied. */
+gb_svc *gb_svc_new(const gb_svc_config *cfg, const gb_svc_env *env, sw_fabric *fabric,
+                   char *err, size_t errlen);
 void gb_svc_free(gb_svc *svc);
 
 /* The AP bridge's SVC connection is up: send PROTOCOL_VERSION (then HELLO once answered).
- * Calling it again restarts the handshake (a new AP instance, e.g. after re-plugging). */
+ * Calling it again restarts the handshake (a new AP instance, e.g. after re-plugging). The
+ * AP's requests arrive through the fabric on the SVC's CPort 0. */
 void gb_svc_start(gb_svc *svc, sim_time now);
 /* The AP went away (bridge unplugged): forget the handshake and everything the AP set up
  * (routes, connections, device ids); modules stay in their slots. */
 void gb_svc_ap_lost(gb_svc *svc, sim_time now);
-
-/* A message from the AP on hd CPort `hd_cport`. hd CPort 0 is the SVC protocol; any other
- * goes through the data path. Malformed input is logged and dropped (requests get an
- * error response where the protocol allows one). */
-void gb_svc_from_ap(gb_svc *svc, uint16_t hd_cport, const uint8_t *msg, size_t len,
-                    sim_time now);
-/* A message sent by a module interface on one of its CPorts: through the data path. */
-void gb_svc_from_intf(gb_svc *svc, uint8_t intf_id, uint16_t cport, const uint8_t *msg,
-                      size_t len, sim_time now);
 
 /* Lets time pass: notices AP requests left unanswered for over 1 s, logs a silent AP
  * watchdog. Call it at least every second of simulated time or on any event. */
@@ -150,38 +126,10 @@ void gb_svc_set_release_hook(gb_svc *svc,
 int gb_svc_intf_mailbox(gb_svc *svc, uint8_t intf_id, uint32_t value, sim_time now);
 int gb_svc_intf_oops(gb_svc *svc, uint8_t intf_id, uint8_t reason, sim_time now);
 
-/* ---- the data path (a function of the connection table and the routing table) ---- */
-
-typedef enum gb_svc_path_verdict {
-    GB_SVC_PATH_OK = 0,
-    GB_SVC_PATH_NO_CONNECTION, /* the source CPort is in no connection */
-    GB_SVC_PATH_NO_ROUTE,      /* the switch drops it (no device id or no route) */
-    GB_SVC_PATH_PEER_GONE,     /* the destination interface is not present or powered */
-    GB_SVC_PATH_BAD_MESSAGE,   /* not a valid Greybus message */
-} gb_svc_path_verdict;
-
-struct gb_svc_path {
-    uint8_t src_intf, dst_intf;
-    uint16_t src_cport, dst_cport;
-    uint8_t src_device_id, dst_device_id;
-    unsigned in_port, out_port; /* switch ports */
-};
-
-/* Where a message leaving (src_intf, src_cport) goes, counting the outcome in the
- * routing table's statistics. Does not deliver. */
-gb_svc_path_verdict gb_svc_path_resolve(gb_svc *svc, uint8_t src_intf, uint16_t src_cport,
-                                        gb_svc_path *out);
-/* Delivers a message along a resolved path (to the AP sink or to the interface). The timed
- * switch calls this when the message has crossed the network. */
-void gb_svc_path_deliver(gb_svc *svc, const gb_svc_path *p, const uint8_t *msg, size_t len,
-                         sim_time now);
-const char *gb_svc_path_verdict_name(gb_svc_path_verdict v);
-
 /* ---- inspection (tests, control socket, log) ---- */
 
 typedef struct gb_svc_stats {
-    uint64_t ap_requests, ap_bad_requests, svc_requests_sent, ap_timeouts;
-    uint64_t pings, forwarded_to_ap, forwarded_to_intf, dropped;
+    uint64_t ap_requests, ap_bad_requests, svc_requests_sent, ap_timeouts, pings;
 } gb_svc_stats;
 
 typedef struct gb_svc_intf_info {
@@ -207,8 +155,8 @@ unsigned gb_svc_num_slots(const gb_svc *svc);
 uint8_t gb_svc_ap_intf_id(const gb_svc *svc);
 /* Power mode of the AP's own link as last set (0 = never). */
 uint8_t gb_svc_ap_link_tx_mode(const gb_svc *svc);
-const gb_svc_conn_table *gb_svc_connections(const gb_svc *svc);
-sw_route_table *gb_svc_routes(gb_svc *svc);
+/* The fabric it controls. */
+sw_fabric *gb_svc_fabric(const gb_svc *svc);
 /* Number of hot-plug events not yet acknowledged by the AP. */
 size_t gb_svc_pending_events(const gb_svc *svc);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The SVC's private state, shared by svc.c (handshake, outgoing requests), svc_ops.c (the
-// AP's requests), svc_path.c (data path), svc_pwrmon.c and slot.c. Not for other parts.
+// AP's requests), svc_pwrmon.c and slot.c. Not for other parts.
 #ifndef GBVP_SWITCH_MODEL_SVC_INTERNAL_H
 #define GBVP_SWITCH_MODEL_SVC_INTERNAL_H
 
@@ -51,6 +51,8 @@ typedef enum svc_handshake {
 struct gb_svc {
     gb_svc_config cfg;
     gb_svc_env env;
+    sw_fabric *fabric;
+    unsigned port; /* its own switch port */
     sim_time now;
 
     svc_handshake hs;
@@ -77,8 +79,6 @@ struct gb_svc {
     uint8_t ap_pwrm[GB_SVC_INTF_SET_PWRM_SIZE];
     bool ap_pwrm_set;
 
-    gb_svc_conn_table *conns;
-    sw_route_table *routes;
     svc_route route_list[SVC_ROUTES_MAX];
     size_t route_count;
 
@@ -86,7 +86,7 @@ struct gb_svc {
 };
 
 /* svc.c */
-void svc_log(gb_svc *svc, gb_svc_log_level level, const char *fmt, ...)
+void svc_log(gb_svc *svc, sw_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void svc_queue_event(gb_svc *svc, uint8_t type, const uint8_t *payload, uint8_t len);
 /* Drops a queued (not yet sent) MODULE_INSERTED for module id m; true when found. */
@@ -103,10 +103,11 @@ bool svc_intf_known(const gb_svc *svc, uint8_t intf_id);
 /* The interface is present, powered, linked, activated and not hibernated. */
 bool svc_intf_linked(const svc_intf *in);
 void svc_intf_power(gb_svc *svc, svc_intf *in, gb_svc_power_event ev);
-
-/* svc_path.c: a resolved message enters the network (transit hook or direct delivery). */
-void gb_svc_path_send(gb_svc *svc, const gb_svc_path *p, const uint8_t *msg, size_t len,
-                      sim_time now);
+/* Tells the fabric which interfaces can carry traffic now (after anything that changed
+ * their power, activation or presence). */
+void svc_sync_fabric(gb_svc *svc);
+/* The interface's DeviceID, recorded and programmed into the fabric. */
+void svc_set_device_id(gb_svc *svc, uint8_t intf_id, svc_intf *in, uint8_t dev);
 
 /* svc_ops.c: one request from the AP on the SVC connection (header already decoded). */
 void svc_handle_request(gb_svc *svc, const gb_msg_header *h, const uint8_t *payload,

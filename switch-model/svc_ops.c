@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The AP's requests to the SVC (greybus-reference.md 3.2-3.8), with the response sizes
+// The AP's requests to the SVC (docs/svc.md), with the response sizes
 // Linux 6.1 checks exactly. Conventions: a request naming an interface id outside the
 // frame, or too short, fails with GB_OP_INVALID; an interface position whose module is
 // gone answers the way a real SVC would (status "not detected", power "fail") so that the
@@ -23,7 +23,7 @@ static int reply(gb_svc *svc, const gb_msg_header *h, const void *p, size_t n)
 static int refuse(gb_svc *svc, const gb_msg_header *h, uint8_t result, const char *why)
 {
     svc->stats.ap_bad_requests++;
-    svc_log(svc, GB_SVC_LOG_WARN, "svc: request 0x%02x refused (%s): %s", h->type,
+    svc_log(svc, SW_LOG_WARN, "svc: request 0x%02x refused (%s): %s", h->type,
             gb_result_name(result), why);
     svc_send_response(svc, h, result, NULL, 0);
     return 0;
@@ -60,14 +60,15 @@ static int intf_device_id(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
             continue;
         if (device_id_routed(svc, dev))
             return refuse(svc, h, GB_OP_INVALID, "device id in use by a routed interface");
-        o->device_id = 0; /* the AP reassigned an id it freed */
+        svc_set_device_id(svc, gb_svc_slot_intf_id(svc, s), o, 0); /* the AP reassigned an
+                                                                    * id it freed */
     }
-    in->device_id = dev;
+    svc_set_device_id(svc, intf_id, in, dev);
     /* Program the bridge's N_DeviceID as Ara's SVC did; interfaces without the attribute
      * still work, since the routing table is what carries the traffic here. */
     uint32_t failed = in->ops->dme_set(in->self, DME_N_DEVICEID, 0, dev) |
                       in->ops->dme_set(in->self, DME_N_DEVICEID_VALID, 0, 1);
-    svc_log(svc, GB_SVC_LOG_INFO, "svc: interface %u gets device id %u%s", intf_id, dev,
+    svc_log(svc, SW_LOG_INFO, "svc: interface %u gets device id %u%s", intf_id, dev,
             failed ? " (interface has no N_DeviceID attribute)" : "");
     return reply(svc, h, NULL, 0);
 }
@@ -83,11 +84,12 @@ static int route_create(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
     if ((a && a->device_id != d1) || (b && b->device_id != d2) ||
         (i1 == svc->cfg.ap_intf_id && d1 != GB_SVC_DEVICE_ID_AP) ||
         (i2 == svc->cfg.ap_intf_id && d2 != GB_SVC_DEVICE_ID_AP))
-        svc_log(svc, GB_SVC_LOG_WARN, "svc: ROUTE_CREATE device ids %u/%u differ from those "
+        svc_log(svc, SW_LOG_WARN, "svc: ROUTE_CREATE device ids %u/%u differ from those "
                 "assigned to interfaces %u/%u", d1, d2, i1, i2);
     if (svc->route_count == SVC_ROUTES_MAX)
         return refuse(svc, h, GB_OP_NO_MEMORY, "route list full");
-    if (sw_route_pair_create(svc->routes, d1, svc_port_of(svc, i1), d2, svc_port_of(svc, i2)))
+    if (sw_route_pair_create(sw_fabric_routes(svc->fabric), d1, svc_port_of(svc, i1), d2,
+                             svc_port_of(svc, i2)))
         return refuse(svc, h, GB_OP_INVALID, "device id out of range for the switch");
     for (size_t i = 0; i < svc->route_count; i++) {
         svc_route *r = &svc->route_list[i];
@@ -98,7 +100,7 @@ static int route_create(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
     }
     svc->route_list[svc->route_count++] = (svc_route){ i1, d1, i2, d2 };
 done:
-    svc_log(svc, GB_SVC_LOG_INFO, "svc: route %u (dev %u) <-> %u (dev %u)", i1, d1, i2, d2);
+    svc_log(svc, SW_LOG_INFO, "svc: route %u (dev %u) <-> %u (dev %u)", i1, d1, i2, d2);
     return reply(svc, h, NULL, 0);
 }
 
@@ -108,12 +110,12 @@ static int route_destroy(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
     for (size_t i = 0; i < svc->route_count; i++) {
         svc_route r = svc->route_list[i];
         if ((r.intf1 == i1 && r.intf2 == i2) || (r.intf1 == i2 && r.intf2 == i1)) {
-            sw_route_pair_destroy(svc->routes, r.dev1, svc_port_of(svc, r.intf1), r.dev2,
-                                  svc_port_of(svc, r.intf2));
+            sw_route_pair_destroy(sw_fabric_routes(svc->fabric), r.dev1,
+                                  svc_port_of(svc, r.intf1), r.dev2, svc_port_of(svc, r.intf2));
             /* The bridges keep their N_DeviceID; only the switch forgets the route, so
              * traffic still addressed to it is dropped (and counted) by the switch. */
             svc->route_list[i] = svc->route_list[--svc->route_count];
-            svc_log(svc, GB_SVC_LOG_INFO, "svc: route %u <-> %u destroyed", i1, i2);
+            svc_log(svc, SW_LOG_INFO, "svc: route %u <-> %u destroyed", i1, i2);
             return reply(svc, h, NULL, 0);
         }
     }
@@ -153,30 +155,32 @@ static uint8_t dev_of(const gb_svc *svc, uint8_t intf)
 
 static int conn_create(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
 {
-    gb_svc_conn c = {
-        .intf1 = p[0], .cport1 = gb_get_le16(p + 1), .intf2 = p[3],
+    /* interface ids are switch ports (svc_port_of) */
+    sw_conn c = {
+        .port1 = p[0], .cport1 = gb_get_le16(p + 1), .port2 = p[3],
         .cport2 = gb_get_le16(p + 4), .tc = p[6], .flags = p[7],
     };
-    const char *why = conn_end_problem(svc, c.intf1, c.cport1);
+    const char *why = conn_end_problem(svc, c.port1, c.cport1);
     if (!why)
-        why = conn_end_problem(svc, c.intf2, c.cport2);
+        why = conn_end_problem(svc, c.port2, c.cport2);
     if (!why && c.tc > 1)
         why = "traffic class other than 0 or 1";
-    if (!why && c.intf1 == c.intf2)
+    if (!why && c.port1 == c.port2)
         why = "both ends on the same interface";
-    if (!why && !sw_route_allowed(svc->routes, svc_port_of(svc, c.intf1), dev_of(svc, c.intf2)))
+    if (!why && !sw_route_allowed(sw_fabric_routes(svc->fabric), svc_port_of(svc, c.port1),
+                                  dev_of(svc, c.port2)))
         why = "no route between the two interfaces";
     if (why) {
         char msg[160];
-        snprintf(msg, sizeof msg, "CONN_CREATE %u:%u <-> %u:%u: %s", c.intf1, c.cport1,
-                 c.intf2, c.cport2, why);
+        snprintf(msg, sizeof msg, "CONN_CREATE %u:%u <-> %u:%u: %s", c.port1, c.cport1,
+                 c.port2, c.cport2, why);
         return refuse(svc, h, GB_OP_INVALID, msg);
     }
-    int rc = gb_svc_conn_add(svc->conns, &c);
+    int rc = sw_fabric_connect(svc->fabric, &c);
     if (rc)
         return refuse(svc, h, rc == -ENOSPC ? GB_OP_NO_MEMORY : GB_OP_INVALID,
                       rc == -ENOSPC ? "connection table full" : "CPort already connected");
-    const uint8_t ends[2] = { c.intf1, c.intf2 };
+    const uint8_t ends[2] = { c.port1, c.port2 };
     const uint16_t cps[2] = { c.cport1, c.cport2 }, peers[2] = { c.cport2, c.cport1 };
     for (int e = 0; e < 2; e++) {
         svc_intf *in = svc_intf_at(svc, ends[e]);
@@ -190,15 +194,15 @@ static int conn_create(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
                 if (first)
                     first->ops->cport_disconnect(first->self, cps[0], svc->now);
             }
-            gb_svc_conn_remove(svc->conns, c.intf1, c.cport1, c.intf2, c.cport2);
+            sw_fabric_disconnect(svc->fabric, c.port1, c.cport1, c.port2, c.cport2);
             char msg[96];
             snprintf(msg, sizeof msg, "interface %u refused CPort %u (%s)", ends[e], cps[e],
                      rc == -ENOENT ? "no such CPort" : "busy");
             return refuse(svc, h, GB_OP_INVALID, msg);
         }
     }
-    svc_log(svc, GB_SVC_LOG_INFO, "svc: connection %u:%u <-> %u:%u (tc %u, flags 0x%02x)",
-            c.intf1, c.cport1, c.intf2, c.cport2, c.tc, c.flags);
+    svc_log(svc, SW_LOG_INFO, "svc: connection %u:%u <-> %u:%u (tc %u, flags 0x%02x)",
+            c.port1, c.cport1, c.port2, c.cport2, c.tc, c.flags);
     return reply(svc, h, NULL, 0);
 }
 
@@ -206,14 +210,14 @@ static int conn_destroy(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
 {
     uint8_t i1 = p[0], i2 = p[3];
     uint16_t c1 = gb_get_le16(p + 1), c2 = gb_get_le16(p + 4);
-    if (gb_svc_conn_remove(svc->conns, i1, c1, i2, c2))
+    if (sw_fabric_disconnect(svc->fabric, i1, c1, i2, c2))
         return refuse(svc, h, GB_OP_INVALID, "CONN_DESTROY for a connection that does not exist");
     svc_intf *a = svc_intf_at(svc, i1), *b = svc_intf_at(svc, i2);
     if (a && a->present)
         a->ops->cport_disconnect(a->self, c1, svc->now);
     if (b && b->present)
         b->ops->cport_disconnect(b->self, c2, svc->now);
-    svc_log(svc, GB_SVC_LOG_INFO, "svc: connection %u:%u <-> %u:%u destroyed", i1, c1, i2, c2);
+    svc_log(svc, SW_LOG_INFO, "svc: connection %u:%u <-> %u:%u destroyed", i1, c1, i2, c2);
     return reply(svc, h, NULL, 0);
 }
 
@@ -230,7 +234,7 @@ static int dme_peer_get(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
     uint16_t result = DME_RESULT_PEER_COMM_FAILURE;
     if (svc_intf_linked(in))
         result = in->ops->dme_get(in->self, attr, sel, &value);
-    svc_log(svc, result ? GB_SVC_LOG_WARN : GB_SVC_LOG_DEBUG,
+    svc_log(svc, result ? SW_LOG_WARN : SW_LOG_DEBUG,
             "svc: DME peer get %u 0x%04x[%u] -> result %u value 0x%08x", intf_id, attr, sel,
             result, value);
     uint8_t r[GB_SVC_DME_PEER_GET_RESP_SIZE];
@@ -250,7 +254,7 @@ static int dme_peer_set(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
     uint16_t result = DME_RESULT_PEER_COMM_FAILURE;
     if (svc_intf_linked(in))
         result = in->ops->dme_set(in->self, attr, sel, value);
-    svc_log(svc, result ? GB_SVC_LOG_WARN : GB_SVC_LOG_DEBUG,
+    svc_log(svc, result ? SW_LOG_WARN : SW_LOG_DEBUG,
             "svc: DME peer set %u 0x%04x[%u] = 0x%08x -> result %u", intf_id, attr, sel, value,
             result);
     uint8_t r[GB_SVC_DME_PEER_SET_RESP_SIZE];
@@ -299,7 +303,7 @@ static int set_pwrm(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
             in->hibernated = true;
             svc_intf_power(svc, in, GB_SVC_PWR_HIBERNATE);
         }
-        svc_log(svc, GB_SVC_LOG_INFO, "svc: link of interface %u hibernated", intf_id);
+        svc_log(svc, SW_LOG_INFO, "svc: link of interface %u hibernated", intf_id);
     } else if (in && !in->present) {
         result = GB_SVC_SETPWRM_PWR_BUSY;
     } else if (series < 1 || series > 2 || !pwrm_dir_ok(tx_mode, p[3], p[4]) ||
@@ -308,17 +312,20 @@ static int set_pwrm(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
     } else {
         /* Success for a power mode change is PWR_LOCAL: the one the 6.1 AP checks for. */
         result = GB_SVC_SETPWRM_PWR_LOCAL;
-        svc_log(svc, GB_SVC_LOG_INFO, "svc: link of interface %u: tx mode 0x%02x gear %u x%u, "
+        svc_log(svc, SW_LOG_INFO, "svc: link of interface %u: tx mode 0x%02x gear %u x%u, "
                 "rx mode 0x%02x gear %u x%u, series %c", intf_id, tx_mode, p[3], p[4], rx_mode,
                 p[8], p[9], series == 2 ? 'B' : 'A');
     }
     if (result == GB_SVC_SETPWRM_PWR_OK || result == GB_SVC_SETPWRM_PWR_LOCAL) {
         memcpy(record, p, GB_SVC_INTF_SET_PWRM_SIZE);
         *recorded = true;
-        if (svc->env.power_mode)
-            svc->env.power_mode(svc->env.ctx, intf_id, p, GB_SVC_INTF_SET_PWRM_SIZE);
+        int rc = sw_fabric_power_mode(svc->fabric, svc_port_of(svc, intf_id), p,
+                                      GB_SVC_INTF_SET_PWRM_SIZE);
+        if (rc)
+            svc_log(svc, SW_LOG_WARN, "timing: link of interface %u keeps its mode (%s)",
+                    intf_id, strerror(-rc));
     } else {
-        svc_log(svc, GB_SVC_LOG_WARN, "svc: INTF_SET_PWRM on interface %u refused (code %u)",
+        svc_log(svc, SW_LOG_WARN, "svc: INTF_SET_PWRM on interface %u refused (code %u)",
                 intf_id, result);
     }
     return reply_u8(svc, h, result);
@@ -357,11 +364,11 @@ static int intf_power(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
         break;
     }
     if (on && !in->present) {
-        svc_log(svc, GB_SVC_LOG_WARN, "svc: %s enable on interface %u: no module", what, p[0]);
+        svc_log(svc, SW_LOG_WARN, "svc: %s enable on interface %u: no module", what, p[0]);
         return reply_u8(svc, h, GB_SVC_INTF_POWER_FAIL);
     }
     if (on && flag == &in->unipro && !in->vsys) {
-        svc_log(svc, GB_SVC_LOG_WARN, "svc: UniPro enable on interface %u without V_SYS", p[0]);
+        svc_log(svc, SW_LOG_WARN, "svc: UniPro enable on interface %u without V_SYS", p[0]);
         return reply_u8(svc, h, GB_SVC_INTF_POWER_FAIL);
     }
     if (*flag != on) {
@@ -372,7 +379,7 @@ static int intf_power(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
         }
         svc_intf_power(svc, in, ev);
     }
-    svc_log(svc, GB_SVC_LOG_INFO, "svc: interface %u %s %s", p[0], what, on ? "on" : "off");
+    svc_log(svc, SW_LOG_INFO, "svc: interface %u %s %s", p[0], what, on ? "on" : "off");
     return reply_u8(svc, h, GB_SVC_INTF_POWER_OK);
 }
 
@@ -404,7 +411,7 @@ static int intf_activate(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
     else if (!in->unipro)
         r[0] = GB_SVC_INTF_NO_UPRO_LINK;
     if (r[0]) {
-        svc_log(svc, GB_SVC_LOG_WARN, "svc: interface %u cannot be activated (status %u)", p[0],
+        svc_log(svc, SW_LOG_WARN, "svc: interface %u cannot be activated (status %u)", p[0],
                 r[0]);
         return reply(svc, h, r, sizeof r);
     }
@@ -415,7 +422,7 @@ static int intf_activate(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
     in->activations++;
     if (r[1] == GB_SVC_INTF_TYPE_GREYBUS)
         svc_intf_power(svc, in, GB_SVC_PWR_ACTIVATE);
-    svc_log(svc, GB_SVC_LOG_INFO, "svc: interface %u activated, type %s", p[0], type_name(r[1]));
+    svc_log(svc, SW_LOG_INFO, "svc: interface %u activated, type %s", p[0], type_name(r[1]));
     return reply(svc, h, r, sizeof r);
 }
 
@@ -439,9 +446,9 @@ static int intf_resume(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
             svc_intf_power(svc, in, GB_SVC_PWR_RESUME);
         }
         in->resumes++;
-        svc_log(svc, GB_SVC_LOG_INFO, "svc: interface %u resumed", p[0]);
+        svc_log(svc, SW_LOG_INFO, "svc: interface %u resumed", p[0]);
     } else {
-        svc_log(svc, GB_SVC_LOG_WARN, "svc: interface %u cannot resume (status %u)", p[0], status);
+        svc_log(svc, SW_LOG_WARN, "svc: interface %u cannot resume (status %u)", p[0], status);
     }
     return reply_u8(svc, h, status);
 }
@@ -452,7 +459,7 @@ static int intf_eject(gb_svc *svc, const gb_msg_header *h, const uint8_t *p)
     if (!in || !in->present)
         return refuse(svc, h, GB_OP_INVALID, "INTF_EJECT: no module at that interface");
     unsigned slot = in->module_slot;
-    svc_log(svc, GB_SVC_LOG_INFO, "svc: ejecting module %s (interface %u)",
+    svc_log(svc, SW_LOG_INFO, "svc: ejecting module %s (interface %u)",
             svc->modules[slot].name, p[0]);
     reply(svc, h, NULL, 0);
     svc_slot_release(svc, slot, true);
@@ -510,7 +517,7 @@ void svc_handle_request(gb_svc *svc, const gb_msg_header *h, const uint8_t *payl
     svc->stats.ap_requests++;
     if (h->operation_id == 0) {
         svc->stats.ap_bad_requests++;
-        svc_log(svc, GB_SVC_LOG_WARN, "svc: unidirectional request 0x%02x ignored (the SVC "
+        svc_log(svc, SW_LOG_WARN, "svc: unidirectional request 0x%02x ignored (the SVC "
                 "protocol has none)", h->type);
         return;
     }
@@ -533,7 +540,7 @@ void svc_handle_request(gb_svc *svc, const gb_msg_header *h, const uint8_t *payl
             return;
         }
         if (h->type != GB_SVC_TYPE_PING)
-            svc_log(svc, GB_SVC_LOG_DEBUG, "svc: <- %s", ops[i].name);
+            svc_log(svc, SW_LOG_DEBUG, "svc: <- %s", ops[i].name);
         ops[i].fn(svc, h, payload);
         return;
     }

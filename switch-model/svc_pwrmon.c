@@ -86,7 +86,7 @@ void svc_pwrmon_request(gb_svc *svc, const gb_msg_header *h, const uint8_t *payl
     switch (h->type) {
     case GB_SVC_TYPE_PWRMON_RAIL_COUNT_GET: {
         uint8_t n = (uint8_t)count;
-        svc_log(svc, GB_SVC_LOG_DEBUG, "svc: <- PWRMON_RAIL_COUNT_GET: %u rails", n);
+        svc_log(svc, SW_LOG_DEBUG, "svc: <- PWRMON_RAIL_COUNT_GET: %u rails", n);
         svc_send_response(svc, h, GB_OP_SUCCESS, &n, 1);
         return;
     }

@@ -14,10 +14,10 @@ typedef struct tr_port {
     unsigned idx;
     up_node *node;
     up_link *link;
-    int intf;              /* interface seen on this port, -1: none yet */
-    gb_svc_path *dest;     /* per CPort of the node: the path of messages arriving there */
-    bool has_pending;
+    bool has_pending;      /* a power mode change waiting for the link to be up */
     uint8_t pending[SW_PWRM_REQ_LEN];
+    bool has_early;        /* a power mode change before the port first carried traffic */
+    uint8_t early[SW_PWRM_REQ_LEN];
 } tr_port;
 
 struct sw_transit {
@@ -27,8 +27,6 @@ struct sw_transit {
     tr_port *ports;
     sw_transit_deliver_fn deliver;
     void *ctx;
-    bool has_early[256];   /* INTF_SET_PWRM for interfaces not seen yet */
-    uint8_t early[256][SW_PWRM_REQ_LEN];
 };
 
 sw_transit_cfg sw_transit_cfg_default(void)
@@ -62,7 +60,6 @@ sw_transit *sw_transit_new(up_env *env, const sw_transit_cfg *cfg, sw_transit_de
     for (unsigned i = 0; i < cfg->sw.ports; i++) {
         t->ports[i].t = t;
         t->ports[i].idx = i;
-        t->ports[i].intf = -1;
     }
     return t;
 }
@@ -75,11 +72,31 @@ void sw_transit_free(sw_transit *t)
         for (unsigned i = 0; i < t->cfg.sw.ports; i++) {
             up_link_free(t->ports[i].link);
             up_node_free(t->ports[i].node);
-            free(t->ports[i].dest);
         }
     free(t->ports);
     sw_switch_free(t->sw);
     free(t);
+}
+
+void sw_transit_wake(sw_transit *t, unsigned port)
+{
+    if (port >= t->cfg.sw.ports)
+        return;
+    tr_port *p = &t->ports[port];
+    if (!p->link) {
+        /* a hibernate or power-off remembered from a module that has gone since */
+        sw_pwrm_action action;
+        up_phy_cfg c, cur = t->cfg.link.phy;
+        if (p->has_early && !sw_pwrm_decode(p->early, &cur, &action, &c) &&
+            (action == SW_PWRM_HIBERNATE || action == SW_PWRM_OFF))
+            p->has_early = false;
+        return;
+    }
+    up_link_state st = up_link_get_state(p->link);
+    if (st == UP_LINK_HIBERN8)
+        up_link_hibernate(p->link, false);
+    else if (st == UP_LINK_DOWN)
+        up_link_set_down(p->link, false);
 }
 
 sw_switch *sw_transit_switch(sw_transit *t)
@@ -94,11 +111,11 @@ up_link *sw_transit_link(sw_transit *t, unsigned port)
 
 static void node_recv(void *ctx, up_node *n, unsigned cport, up_msg *m, sim_time latency)
 {
-    (void)n;
+    (void)n, (void)cport;
     tr_port *p = ctx;
     sw_transit *t = p->t;
     sim_time now = sim_now(up_env_scheduler(t->env));
-    t->deliver(t->ctx, &p->dest[cport], m->data, m->len, now - latency, now);
+    t->deliver(t->ctx, (void *)(uintptr_t)m->tag, m->data, m->len, now - latency, now);
 }
 
 static const up_node_ops node_ops = { node_recv, NULL };
@@ -115,22 +132,27 @@ static void link_up_again(void *ctx, up_link *l)
     }
 }
 
-/* The node and link of a port, created when the port first carries traffic. */
-static int ensure_port(sw_transit *t, unsigned port, uint8_t dev, uint8_t intf)
+/* The node and link of a port, created when the port first carries traffic. The timed
+ * switch forwards frames by its own table, which follows the DeviceIDs it has seen: the
+ * fabric has already decided that the message may cross. */
+static int ensure_port(sw_transit *t, unsigned port, uint8_t dev)
 {
     tr_port *p = &t->ports[port];
     if (!p->node) {
         up_node_cfg nc = up_node_cfg_default(dev);
         nc.cports = t->cfg.cports;
         p->node = up_node_new(t->env, &nc, &node_ops, p);
-        p->dest = calloc(t->cfg.cports, sizeof *p->dest);
-        if (!p->node || !p->dest)
+        if (!p->node)
             return -ENOMEM;
         p->link = up_link_new(t->env, up_node_port(p->node), sw_switch_port(t->sw, port),
                               &t->cfg.link, NULL, 0);
         if (!p->link)
             return -ENOMEM;
         up_link_set_state_hook(p->link, link_up_again, p);
+        if (p->has_early) {
+            p->has_early = false;
+            apply_pwrm(p, p->early);
+        }
     }
     if (up_node_device_id(p->node) != dev)
         up_node_set_device_id(p->node, dev);
@@ -140,13 +162,6 @@ static int ensure_port(sw_transit *t, unsigned port, uint8_t dev, uint8_t intf)
             return -EINVAL;
         for (unsigned i = 0; i < t->cfg.sw.ports; i++)
             sw_route_allow(rt, i, dev, true);
-    }
-    if (p->intf != intf) {
-        p->intf = intf;
-        if (t->has_early[intf]) {
-            t->has_early[intf] = false;
-            apply_pwrm(p, t->early[intf]);
-        }
     }
     return 0;
 }
@@ -163,24 +178,24 @@ static int bind(up_node *n, unsigned cport, uint8_t peer_dev, uint16_t peer_cpor
     return up_cport_connect(n, cport, &cc);
 }
 
-int sw_transit_message(sw_transit *t, const gb_svc_path *p, const uint8_t *msg, size_t len)
+int sw_transit_message(sw_transit *t, const sw_hop *h, const uint8_t *msg, size_t len,
+                       void *msg_ctx)
 {
-    if (p->in_port >= t->cfg.sw.ports || p->out_port >= t->cfg.sw.ports ||
-        p->in_port == p->out_port || p->src_cport >= t->cfg.cports ||
-        p->dst_cport >= t->cfg.cports || p->src_device_id > UP_DEVICE_ID_MAX ||
-        p->dst_device_id > UP_DEVICE_ID_MAX || len > UINT32_MAX)
+    if (h->in_port >= t->cfg.sw.ports || h->out_port >= t->cfg.sw.ports ||
+        h->in_port == h->out_port || h->src_cport >= t->cfg.cports ||
+        h->dst_cport >= t->cfg.cports || h->src_dev > UP_DEVICE_ID_MAX ||
+        h->dst_dev > UP_DEVICE_ID_MAX || len > UINT32_MAX)
         return -EINVAL;
-    int rc = ensure_port(t, p->in_port, p->src_device_id, p->src_intf);
+    int rc = ensure_port(t, h->in_port, h->src_dev);
     if (!rc)
-        rc = ensure_port(t, p->out_port, p->dst_device_id, p->dst_intf);
+        rc = ensure_port(t, h->out_port, h->dst_dev);
     if (rc)
         return rc;
-    tr_port *in = &t->ports[p->in_port], *out = &t->ports[p->out_port];
-    if (bind(in->node, p->src_cport, p->dst_device_id, p->dst_cport) ||
-        bind(out->node, p->dst_cport, p->src_device_id, p->src_cport))
+    tr_port *in = &t->ports[h->in_port], *out = &t->ports[h->out_port];
+    if (bind(in->node, h->src_cport, h->dst_dev, h->dst_cport) ||
+        bind(out->node, h->dst_cport, h->src_dev, h->src_cport))
         return -EINVAL;
-    out->dest[p->dst_cport] = *p;
-    return up_cport_send(in->node, p->src_cport, msg, (uint32_t)len, 0);
+    return up_cport_send(in->node, h->src_cport, msg, (uint32_t)len, (uintptr_t)msg_ctx);
 }
 
 static int apply_pwrm(tr_port *p, const uint8_t *req)
@@ -212,14 +227,14 @@ static int apply_pwrm(tr_port *p, const uint8_t *req)
     return up_link_set_power_mode(l, &c, NULL, 0);
 }
 
-int sw_transit_power_mode(sw_transit *t, uint8_t intf_id, const uint8_t *req, size_t len)
+int sw_transit_power_mode(sw_transit *t, unsigned port, const uint8_t *req, size_t len)
 {
-    if (!req || len < SW_PWRM_REQ_LEN)
+    if (!req || len < SW_PWRM_REQ_LEN || port >= t->cfg.sw.ports)
         return -EINVAL;
-    for (unsigned i = 0; i < t->cfg.sw.ports; i++)
-        if (t->ports[i].intf == intf_id && t->ports[i].link)
-            return apply_pwrm(&t->ports[i], req);
-    memcpy(t->early[intf_id], req, SW_PWRM_REQ_LEN);
-    t->has_early[intf_id] = true;
+    tr_port *p = &t->ports[port];
+    if (p->link)
+        return apply_pwrm(p, req);
+    memcpy(p->early, req, SW_PWRM_REQ_LEN);
+    p->has_early = true;
     return 0;
 }

@@ -18,7 +18,7 @@ typedef struct msg_link {
 typedef struct flight {
     struct flight *prev, *next;
     sw_msg_transit *t;
-    gb_svc_path path;
+    void *msg_ctx;
     sim_event ev;
     sim_time sent;
     size_t len;
@@ -31,7 +31,6 @@ struct sw_msg_transit {
     sim_time fwd_latency;
     unsigned ports;
     msg_link *links;
-    int port_of[256];    /* interface id -> port it was seen on, -1: not yet */
     sw_transit_deliver_fn fn;
     void *ctx;
     flight *flying;
@@ -63,8 +62,6 @@ sw_msg_transit *sw_msg_transit_new(const sim_scheduler *s, unsigned ports, const
         up_msg_wire_init(&l->dir[1], phy, &t->pp);
         up_msg_wire_pair(&l->dir[0], &l->dir[1]);
     }
-    for (int i = 0; i < 256; i++)
-        t->port_of[i] = -1;
     return t;
 }
 
@@ -92,7 +89,7 @@ static void land(void *ctx)
         t->flying = f->next;
     if (f->next)
         f->next->prev = f->prev;
-    t->fn(t->ctx, &f->path, f->data, f->len, f->sent, sim_now(t->s));
+    t->fn(t->ctx, f->msg_ctx, f->data, f->len, f->sent, sim_now(t->s));
     free(f);
 }
 
@@ -106,18 +103,16 @@ static void unpark(sw_msg_transit *t, msg_link *l, sim_time now)
         up_msg_wire_pause(&l->dir[i], now, t->pp.hibern8_exit);
 }
 
-int sw_msg_transit_message(sw_msg_transit *t, const gb_svc_path *p, const uint8_t *msg,
-                           size_t len)
+int sw_msg_transit_message(sw_msg_transit *t, const sw_hop *h, const uint8_t *msg, size_t len,
+                           void *msg_ctx)
 {
-    if (p->in_port >= t->ports || p->out_port >= t->ports || p->in_port == p->out_port)
+    if (h->in_port >= t->ports || h->out_port >= t->ports || h->in_port == h->out_port)
         return -EINVAL;
     flight *f = malloc(sizeof *f + len);
     if (!f)
         return -ENOMEM;
     sim_time now = sim_now(t->s);
-    t->port_of[p->src_intf] = (int)p->in_port;
-    t->port_of[p->dst_intf] = (int)p->out_port;
-    msg_link *a = &t->links[p->in_port], *b = &t->links[p->out_port];
+    msg_link *a = &t->links[h->in_port], *b = &t->links[h->out_port];
     unpark(t, a, now);
     unpark(t, b, now);
     up_msg_shape shape = up_msg_shape_of((uint32_t)len, UP_SEGMENT_MAX);
@@ -128,7 +123,7 @@ int sw_msg_transit_message(sw_msg_transit *t, const gb_svc_path *p, const uint8_
                                         in.delivered + t->fwd_latency);
     sim_time at = out.delivered;
     f->t = t;
-    f->path = *p;
+    f->msg_ctx = msg_ctx;
     f->sent = now;
     f->len = len;
     memcpy(f->data, msg, len);
@@ -145,13 +140,10 @@ int sw_msg_transit_message(sw_msg_transit *t, const gb_svc_path *p, const uint8_
     return 0;
 }
 
-int sw_msg_transit_power_mode(sw_msg_transit *t, uint8_t intf_id, const uint8_t *req,
+int sw_msg_transit_power_mode(sw_msg_transit *t, unsigned port, const uint8_t *req,
                               size_t len)
 {
-    if (!req || len < SW_PWRM_REQ_LEN)
-        return -EINVAL;
-    int port = t->port_of[intf_id] >= 0 ? t->port_of[intf_id] : intf_id;
-    if (port >= (int)t->ports)
+    if (!req || len < SW_PWRM_REQ_LEN || port >= t->ports)
         return -EINVAL;
     msg_link *l = &t->links[port];
     sw_pwrm_action action;

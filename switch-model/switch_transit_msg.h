@@ -25,11 +25,10 @@ sw_msg_transit *sw_msg_transit_new(const sim_scheduler *s, unsigned ports, const
 void sw_msg_transit_free(sw_msg_transit *t);
 
 /* As sw_transit_message: 0, -EINVAL (a port outside the switch) or -ENOMEM. */
-int sw_msg_transit_message(sw_msg_transit *t, const gb_svc_path *p, const uint8_t *msg,
-                           size_t len);
-/* As sw_transit_power_mode for the link of the port interface intf_id was seen on (or port
- * intf_id before any traffic). 0 or -EINVAL. */
-int sw_msg_transit_power_mode(sw_msg_transit *t, uint8_t intf_id, const uint8_t *req,
+int sw_msg_transit_message(sw_msg_transit *t, const sw_hop *h, const uint8_t *msg, size_t len,
+                           void *msg_ctx);
+/* As sw_transit_power_mode for the link of `port`. 0 or -EINVAL. */
+int sw_msg_transit_power_mode(sw_msg_transit *t, unsigned port, const uint8_t *req,
                               size_t len);
 /* Brings the link of `port` out of HIBERN8 (or up after OFF): usable after the exit time. */
 void sw_msg_transit_wake(sw_msg_transit *t, unsigned port);

@@ -23,7 +23,10 @@
 #include "virtual-modules/vibrator.h"
 
 #define MAX_ARGS 8
-#define MAX_HEX 256
+#define MAX_HEX 2048 /* bytes one command carries in hex */
+/* Bytes one recv takes: as many as the reply's text shows in hex, so a caller reading only
+ * the text loses nothing; the rest waits for the next recv. */
+#define RECV_MAX ((VM_REPLY_TEXT_MAX - 1) / 2)
 
 typedef struct cmd {
     vm_interface *intf;
@@ -32,8 +35,7 @@ typedef struct cmd {
     char *argv[MAX_ARGS];
     const char *rest; /* text after argv[1] in the original line (uart send) */
     sim_time now;
-    char *reply;
-    size_t len;
+    vm_reply *r;
 } cmd;
 
 static int say(cmd *c, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -42,9 +44,15 @@ static int say(cmd *c, int rc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->reply, c->len, fmt, ap);
+    vsnprintf(c->r->text, sizeof c->r->text, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+/* The interface has no CPort of the class named: the caller may try another interface. */
+static int no_class(cmd *c, const char *what)
+{
+    return say(c, VM_BACKEND_NO_CLASS, "the interface has no %s CPort", what);
 }
 
 static int num(cmd *c, int i, long min, long max, long *out)
@@ -106,20 +114,32 @@ static void hexout(char *buf, size_t len, const uint8_t *d, size_t n)
         used += (size_t)snprintf(buf + used, len - used, "%02x", d[i]);
 }
 
+/* The answer is these bytes: hex for a person, the bytes themselves as value `name`. */
+static int say_bytes(cmd *c, const char *name, const uint8_t *d, size_t n)
+{
+    hexout(c->r->text, sizeof c->r->text, d, n);
+    vm_reply_bytes(c->r, name, d, n);
+    return 0;
+}
+
 static int do_gpio(cmd *c)
 {
     vm_gpio *g = vm_interface_gpio(c->intf, c->cport);
     long line, v;
     if (!g)
-        return say(c, -1, "the interface has no GPIO CPort");
+        return no_class(c, "GPIO");
     if (!strcmp(c->argv[1], "set")) {
         if (nargs(c, 4) || num(c, 2, 0, 255, &line) || num(c, 3, 0, 1, &v))
             return -1;
         int rc = vm_gpio_set_input(g, (unsigned)line, v);
         if (rc == -EINVAL)
             return say(c, -1, "line %ld does not exist (%u lines)", line, vm_gpio_line_count(g));
+        if (rc == -ENOTCONN)
+            return say(c, -1, "an interrupt was due on line %ld but the AP has not connected "
+                       "the GPIO CPort", line);
         if (rc < 0)
             return errno_reply(c, rc);
+        vm_reply_bool(c->r, "irq_sent", rc == 1);
         return say(c, 0, "%s", rc == 1 ? "irq" : "");
     }
     if (!strcmp(c->argv[1], "get")) {
@@ -128,10 +148,30 @@ static int do_gpio(cmd *c)
         vm_gpio_line l;
         if (vm_gpio_get_line(g, (unsigned)line, &l))
             return say(c, -1, "line %ld does not exist (%u lines)", line, vm_gpio_line_count(g));
-        return say(c, 0, "%d %s%s", vm_gpio_get_value(g, (unsigned)line),
-                   l.output ? "output" : "input", l.activated ? " active" : "");
+        int value = vm_gpio_get_value(g, (unsigned)line);
+        vm_reply_int(c->r, "value", value);
+        vm_reply_bool(c->r, "output", l.output);
+        vm_reply_bool(c->r, "activated", l.activated);
+        vm_reply_int(c->r, "irq_type", l.irq_type);
+        vm_reply_bool(c->r, "masked", l.irq_masked);
+        vm_reply_bool(c->r, "input_level", l.in_level);
+        return say(c, 0, "%d %s%s", value, l.output ? "output" : "input",
+                   l.activated ? " active" : "");
     }
-    return say(c, -1, "gpio: expected set or get");
+    if (!strcmp(c->argv[1], "stats")) {
+        if (nargs(c, 2))
+            return -1;
+        vm_gpio_stats st;
+        vm_gpio_get_stats(g, &st);
+        vm_reply_int(c->r, "irq_events", (int64_t)st.irq_events);
+        vm_reply_int(c->r, "irq_rejected", (int64_t)st.irq_rejected);
+        vm_reply_int(c->r, "irq_lost", (int64_t)st.irq_lost);
+        vm_reply_int(c->r, "lines", vm_gpio_line_count(g));
+        return say(c, 0, "irq-events %llu irq-rejected %llu irq-lost %llu lines %u",
+                   (unsigned long long)st.irq_events, (unsigned long long)st.irq_rejected,
+                   (unsigned long long)st.irq_lost, vm_gpio_line_count(g));
+    }
+    return say(c, -1, "gpio: expected set, get or stats");
 }
 
 static int do_i2c(cmd *c)
@@ -139,12 +179,23 @@ static int do_i2c(cmd *c)
     vm_i2c *bus = vm_interface_i2c(c->intf, c->cport);
     long addr, a, b;
     if (!bus)
-        return say(c, -1, "the interface has no I2C CPort");
+        return no_class(c, "I2C");
     if (!strcmp(c->argv[1], "temp")) {
-        if (nargs(c, 4) || num(c, 2, 0, 0x7f, &addr) || num(c, 3, -55000, 125000, &a))
+        if (c->argc != 3 && nargs(c, 4))
             return -1;
-        int rc = vm_i2c_lm75_set_temperature(bus, (uint16_t)addr, (int32_t)a);
-        return rc ? errno_reply(c, rc) : say(c, 0, "%s", "");
+        if (num(c, 2, 0, 0x7f, &addr))
+            return -1;
+        if (c->argc == 4) {
+            if (num(c, 3, -55000, 125000, &a))
+                return -1;
+            if (vm_i2c_lm75_set_temperature(bus, (uint16_t)addr, (int32_t)a))
+                return say(c, -1, "no LM75 at address 0x%lx", addr);
+        }
+        int32_t mc;
+        if (vm_i2c_lm75_get_temperature(bus, (uint16_t)addr, &mc))
+            return say(c, -1, "no LM75 at address 0x%lx", addr);
+        vm_reply_int(c->r, "millicelsius", mc);
+        return say(c, 0, "%d", mc);
     }
     if (!strcmp(c->argv[1], "read")) {
         uint8_t data[VM_I2C_EEPROM_SIZE];
@@ -152,10 +203,11 @@ static int do_i2c(cmd *c)
             num(c, 4, 1, 256, &b))
             return -1;
         int rc = vm_i2c_eeprom_read(bus, (uint16_t)addr, (unsigned)a, data, (size_t)b);
+        if (rc == -ENODEV)
+            return say(c, -1, "no EEPROM at address 0x%lx", addr);
         if (rc)
             return rc == -EINVAL ? say(c, -1, "past the end of the EEPROM") : errno_reply(c, rc);
-        hexout(c->reply, c->len, data, (size_t)b);
-        return 0;
+        return say_bytes(c, "data", data, (size_t)b);
     }
     if (!strcmp(c->argv[1], "write")) {
         uint8_t data[VM_I2C_EEPROM_SIZE];
@@ -164,6 +216,8 @@ static int do_i2c(cmd *c)
             hexbytes(c, c->argv[4], data, sizeof data, &n))
             return -1;
         int rc = vm_i2c_eeprom_write(bus, (uint16_t)addr, (unsigned)a, data, n);
+        if (rc == -ENODEV)
+            return say(c, -1, "no EEPROM at address 0x%lx", addr);
         if (rc)
             return rc == -EINVAL ? say(c, -1, "past the end of the EEPROM") : errno_reply(c, rc);
         return say(c, 0, "%s", "");
@@ -175,75 +229,134 @@ static int do_uart(cmd *c)
 {
     vm_uart *u = vm_interface_uart(c->intf, c->cport);
     if (!u)
-        return say(c, -1, "the interface has no UART CPort");
-    if (!strcmp(c->argv[1], "send")) {
-        if (!c->rest || !*c->rest)
-            return say(c, -1, "uart send: nothing to send");
-        size_t n = strlen(c->rest);
-        char *text = malloc(n + 2);
-        if (!text)
-            return say(c, -1, "out of memory");
-        memcpy(text, c->rest, n);
-        text[n++] = '\n';
-        int rc = vm_uart_inject_rx(u, (const uint8_t *)text, n, 0);
-        free(text);
+        return no_class(c, "UART");
+    if (!strcmp(c->argv[1], "send") || !strcmp(c->argv[1], "inject")) {
+        /* send: a line of text (a newline added); inject: exactly these bytes, in hex */
+        uint8_t data[MAX_HEX];
+        uint8_t *text = data;
+        size_t n;
+        if (c->argv[1][0] == 'i') {
+            if (nargs(c, 3) || hexbytes(c, c->argv[2], data, sizeof data, &n))
+                return -1;
+            if (!n)
+                return say(c, -1, "uart inject: nothing to send");
+        } else {
+            if (!c->rest || !*c->rest)
+                return say(c, -1, "uart send: nothing to send");
+            n = strlen(c->rest);
+            if (!(text = malloc(n + 2)))
+                return say(c, -1, "out of memory");
+            memcpy(text, c->rest, n);
+            text[n++] = '\n';
+        }
+        int rc = vm_uart_inject_rx(u, text, n, 0);
+        if (text != data)
+            free(text);
         return rc ? errno_reply(c, rc) : say(c, 0, "%s", "");
     }
     if (!strcmp(c->argv[1], "recv")) {
-        uint8_t buf[1024];
-        size_t n = vm_uart_read_tx(u, buf, c->len ? (c->len - 1 < sizeof buf ? c->len - 1
-                                                                             : sizeof buf)
-                                                  : 0);
-        size_t i;
-        for (i = 0; i < n && i + 1 < c->len; i++)
-            c->reply[i] = buf[i] >= 0x20 && buf[i] < 0x7f ? (char)buf[i]
-                          : buf[i] == '\n'               ? '\n'
-                                                         : '.';
-        if (c->len)
-            c->reply[i] = '\0';
+        if (vm_uart_get_backend(u) != VM_UART_CAPTURE)
+            return say(c, -1, "uart recv: the UART does not use the capture backend");
+        uint8_t buf[VM_REPLY_TEXT_MAX - 1];
+        size_t n = vm_uart_read_tx(u, buf, sizeof buf);
+        for (size_t i = 0; i < n; i++)
+            c->r->text[i] = buf[i] >= 0x20 && buf[i] < 0x7f ? (char)buf[i]
+                            : buf[i] == '\n'               ? '\n'
+                                                           : '.';
+        c->r->text[n] = '\0';
+        vm_reply_bytes(c->r, "data", buf, n);
         return 0;
     }
     if (!strcmp(c->argv[1], "state")) {
         vm_uart_state st;
         vm_uart_get_state(u, &st);
         const char *path = vm_uart_pty_path(u);
+        vm_reply_int(c->r, "rate", st.rate);
+        vm_reply_int(c->r, "tx_bytes", (int64_t)st.tx_bytes);
+        vm_reply_int(c->r, "rx_bytes", (int64_t)st.rx_bytes);
+        vm_reply_int(c->r, "credits_returned", (int64_t)st.credits_returned);
+        vm_reply_int(c->r, "control", st.control);
+        vm_reply_int(c->r, "breaks", (int64_t)st.breaks);
+        if (path)
+            vm_reply_text(c->r, "pty", path);
         return say(c, 0, "rate %u bits %u parity %u stop %u control 0x%02x tx %llu rx %llu%s%s",
                    st.rate, st.data_bits, st.parity, st.format, st.control,
                    (unsigned long long)st.tx_bytes, (unsigned long long)st.rx_bytes,
                    path ? " pty " : "", path ? path : "");
     }
-    return say(c, -1, "uart: expected send, recv or state");
+    return say(c, -1, "uart: expected send, inject, recv or state");
+}
+
+/* A power supply property by name (capacity, voltage-now ...) or number. */
+static int psy_prop(cmd *c, int i, uint8_t *out)
+{
+    char *end;
+    long v = strtol(c->argv[i], &end, 0);
+    if (!*end && *c->argv[i] && v >= 0 && v <= 255) {
+        *out = (uint8_t)v;
+        return 0;
+    }
+    int prop = vm_power_supply_property_by_name(c->argv[i]);
+    if (prop < 0)
+        return say(c, -1, "unknown property '%s' (capacity, status, voltage-now, temp, ...)",
+                   c->argv[i]);
+    *out = (uint8_t)prop;
+    return 0;
 }
 
 static int do_battery(cmd *c)
 {
     vm_power_supply *ps = vm_interface_power_supply(c->intf, c->cport);
     if (!ps)
-        return say(c, -1, "the interface has no power supply CPort");
+        return no_class(c, "power supply");
+    unsigned supplies = vm_power_supply_count(ps);
     if (!strcmp(c->argv[1], "notify"))
         return nargs(c, 2) ? -1 : vm_power_supply_notify(ps, 0) ? say(c, -1, "event lost: "
                                                                          "CPort not connected")
                                                                : say(c, 0, "%s", "");
+    if (!strcmp(c->argv[1], "stats")) {
+        if (nargs(c, 2))
+            return -1;
+        vm_power_supply_stats st;
+        vm_power_supply_get_stats(ps, &st);
+        vm_reply_int(c->r, "get_property", (int64_t)st.get_property);
+        vm_reply_int(c->r, "set_property", (int64_t)st.set_property);
+        vm_reply_int(c->r, "events_sent", (int64_t)st.events_sent);
+        vm_reply_int(c->r, "events_rejected", (int64_t)st.events_rejected);
+        return say(c, 0, "get %llu set %llu events %llu rejected %llu",
+                   (unsigned long long)st.get_property, (unsigned long long)st.set_property,
+                   (unsigned long long)st.events_sent, (unsigned long long)st.events_rejected);
+    }
+    /* set PROP VALUE [SUPPLY [quiet]], get PROP [SUPPLY] */
     bool set = !strcmp(c->argv[1], "set");
     if (!set && strcmp(c->argv[1], "get"))
-        return say(c, -1, "battery: expected set, get or notify");
-    if (nargs(c, set ? 4 : 3))
+        return say(c, -1, "battery: expected set, get, notify or stats");
+    int first_opt = set ? 4 : 3;
+    if (c->argc < first_opt || c->argc > first_opt + (set ? 2 : 1))
+        return say(c, -1, "battery %s: expected %s", c->argv[1],
+                   set ? "PROPERTY VALUE [SUPPLY [quiet]]" : "PROPERTY [SUPPLY]");
+    uint8_t prop = 0;
+    long psy = 0, v = 0;
+    if (psy_prop(c, 2, &prop) || (set && num(c, 3, INT32_MIN, INT32_MAX, &v)) ||
+        (c->argc > first_opt && num(c, first_opt, 0, 255, &psy)))
         return -1;
-    int prop = vm_power_supply_property_by_name(c->argv[2]);
-    if (prop < 0)
-        return say(c, -1, "unknown property '%s' (capacity, status, voltage-now, temp, ...)",
-                   c->argv[2]);
+    if ((unsigned long)psy >= supplies)
+        return say(c, -1, "supply %ld does not exist (0..%u)", psy, supplies - 1);
+    bool notify = !(set && c->argc == first_opt + 2);
+    if (notify == false && strcmp(c->argv[first_opt + 1], "quiet"))
+        return say(c, -1, "battery set: '%s' is not 'quiet'", c->argv[first_opt + 1]);
     if (!set) {
-        int32_t v;
-        vm_power_supply_get(ps, 0, (uint8_t)prop, &v);
-        return say(c, 0, "%d", v);
+        int32_t got;
+        if (vm_power_supply_get(ps, (unsigned)psy, prop, &got))
+            return say(c, -1, "the supply does not report property %s", c->argv[2]);
+        vm_reply_int(c->r, "value", got);
+        return say(c, 0, "%d", got);
     }
-    long v;
-    if (num(c, 3, INT32_MIN, INT32_MAX, &v))
-        return -1;
-    int rc = vm_power_supply_set(ps, 0, (uint8_t)prop, (int32_t)v, true);
+    int rc = vm_power_supply_set(ps, (unsigned)psy, prop, (int32_t)v, notify);
     if (rc == -EINVAL)
-        return say(c, -1, "%ld is not a valid %s", v, c->argv[2]);
+        return say(c, -1, "the supply does not report property %s (or %ld is not a valid "
+                   "value for it)", c->argv[2], v);
+    vm_reply_bool(c->r, "notified", rc == 0 && notify);
     return say(c, 0, "%s", rc == -ENOTCONN ? "set; event lost: CPort not connected" : "");
 }
 
@@ -269,7 +382,7 @@ static int do_hid(cmd *c)
 {
     vm_hid *h = vm_interface_hid(c->intf, c->cport);
     if (!h)
-        return say(c, -1, "the interface has no HID CPort");
+        return no_class(c, "HID");
     vm_hid_state st;
     vm_hid_get_state(h, &st);
     if (!strcmp(c->argv[1], "report")) {
@@ -302,6 +415,12 @@ static int do_hid(cmd *c)
     if (!strcmp(c->argv[1], "state")) {
         char out[2 * VM_HID_MAX_REPORT + 1];
         hexout(out, sizeof out, st.output, st.output_size);
+        vm_reply_bool(c->r, "powered", st.powered);
+        vm_reply_int(c->r, "input_size", (int64_t)st.input_size);
+        vm_reply_int(c->r, "input_reports", (int64_t)st.input_reports);
+        vm_reply_int(c->r, "set_reports", (int64_t)st.set_reports);
+        vm_reply_int(c->r, "get_reports", (int64_t)st.get_reports);
+        vm_reply_bytes(c->r, "output", st.output, st.output_size);
         return say(c, 0, "%s input-reports %llu output %s", st.powered ? "on" : "off",
                    (unsigned long long)st.input_reports, st.output_size ? out : "-");
     }
@@ -312,12 +431,15 @@ static int do_vibrator(cmd *c)
 {
     vm_vibrator *v = vm_interface_vibrator(c->intf, c->cport);
     if (!v)
-        return say(c, -1, "the interface has no vibrator CPort");
+        return no_class(c, "vibrator");
     if (strcmp(c->argv[1], "state") || nargs(c, 2))
-        return c->reply[0] ? -1 : say(c, -1, "vibrator: expected state");
+        return c->r->text[0] ? -1 : say(c, -1, "vibrator: expected state");
+    uint64_t ms = vm_vibrator_on_time(v, c->now) / SIM_MS(1);
+    vm_reply_bool(c->r, "on", vm_vibrator_is_on(v));
+    vm_reply_int(c->r, "on_time_ms", (int64_t)ms);
+    vm_reply_int(c->r, "count", (int64_t)vm_vibrator_on_count(v));
     return say(c, 0, "%s on-time-ms %llu count %llu", vm_vibrator_is_on(v) ? "on" : "off",
-               (unsigned long long)(vm_vibrator_on_time(v, c->now) / SIM_MS(1)),
-               (unsigned long long)vm_vibrator_on_count(v));
+               (unsigned long long)ms, (unsigned long long)vm_vibrator_on_count(v));
 }
 
 static int do_light(cmd *c)
@@ -325,7 +447,7 @@ static int do_light(cmd *c)
     vm_light *l = vm_interface_light(c->intf, c->cport);
     long ch;
     if (!l)
-        return say(c, -1, "the interface has no lights CPort");
+        return no_class(c, "lights");
     if (strcmp(c->argv[1], "get"))
         return say(c, -1, "light: expected get");
     if (nargs(c, 3) || num(c, 2, 0, 255, &ch))
@@ -334,6 +456,13 @@ static int do_light(cmd *c)
     if (vm_light_get_channel(l, (unsigned)ch, &s))
         return say(c, -1, "channel %ld does not exist (%u channels)", ch,
                    vm_light_channel_count(l));
+    vm_reply_text(c->r, "color_name", s.color_name);
+    vm_reply_text(c->r, "mode_name", s.mode_name);
+    vm_reply_int(c->r, "brightness", s.brightness);
+    vm_reply_int(c->r, "max_brightness", s.max_brightness);
+    vm_reply_int(c->r, "blink_on_ms", s.blink_on_ms);
+    vm_reply_int(c->r, "blink_off_ms", s.blink_off_ms);
+    vm_reply_int(c->r, "color", s.color);
     return say(c, 0, "%s:%s brightness %u blink %u/%u color 0x%06x fade %u/%u", s.color_name,
                s.mode_name, s.brightness, s.blink_on_ms, s.blink_off_ms, s.color, s.fade_in,
                s.fade_out);
@@ -345,7 +474,7 @@ static int do_loopback(cmd *c)
     long n = 0;
     int rc;
     if (!lb)
-        return say(c, -1, "the interface has no loopback CPort");
+        return no_class(c, "loopback");
     if (!strcmp(c->argv[1], "ping")) {
         rc = nargs(c, 2) ? -1 : vm_loopback_send_ping(lb);
     } else if (!strcmp(c->argv[1], "transfer") || !strcmp(c->argv[1], "sink")) {
@@ -356,6 +485,13 @@ static int do_loopback(cmd *c)
     } else if (!strcmp(c->argv[1], "stats")) {
         vm_loopback_stats st;
         vm_loopback_get_stats(lb, &st);
+        vm_reply_int(c->r, "pings", (int64_t)st.pings);
+        vm_reply_int(c->r, "transfers", (int64_t)st.transfers);
+        vm_reply_int(c->r, "sinks", (int64_t)st.sinks);
+        vm_reply_int(c->r, "bytes", (int64_t)st.bytes);
+        vm_reply_int(c->r, "sent", (int64_t)st.sent);
+        vm_reply_int(c->r, "answered", (int64_t)st.answered);
+        vm_reply_int(c->r, "mismatches", (int64_t)st.mismatches);
         return say(c, 0, "pings %llu transfers %llu sinks %llu bytes %llu sent %llu "
                    "answered %llu mismatches %llu", (unsigned long long)st.pings,
                    (unsigned long long)st.transfers, (unsigned long long)st.sinks,
@@ -364,7 +500,7 @@ static int do_loopback(cmd *c)
     } else {
         return say(c, -1, "loopback: expected ping, transfer, sink or stats");
     }
-    if (rc == -1 && c->reply[0])
+    if (rc == -1 && c->r->text[0])
         return -1;
     return rc ? errno_reply(c, rc) : say(c, 0, "%s", "");
 }
@@ -374,7 +510,7 @@ static int do_pwm(cmd *c)
     vm_pwm *p = vm_interface_pwm(c->intf, c->cport);
     long ch;
     if (!p)
-        return say(c, -1, "the interface has no PWM CPort");
+        return no_class(c, "PWM");
     if (strcmp(c->argv[1], "get"))
         return say(c, -1, "pwm: expected get");
     if (nargs(c, 3) || num(c, 2, 0, 255, &ch))
@@ -382,6 +518,11 @@ static int do_pwm(cmd *c)
     vm_pwm_channel s;
     if (vm_pwm_get_channel(p, (unsigned)ch, &s))
         return say(c, -1, "channel %ld does not exist (%u channels)", ch, vm_pwm_channel_count(p));
+    vm_reply_bool(c->r, "enabled", s.enabled);
+    vm_reply_bool(c->r, "activated", s.activated);
+    vm_reply_int(c->r, "duty_ns", s.duty_ns);
+    vm_reply_int(c->r, "period_ns", s.period_ns);
+    vm_reply_bool(c->r, "inversed", s.inversed);
     return say(c, 0, "%s duty-ns %u period-ns %u polarity %s%s", s.enabled ? "on" : "off",
                s.duty_ns, s.period_ns, s.inversed ? "inversed" : "normal",
                s.activated ? " active" : "");
@@ -391,7 +532,7 @@ static int do_log(cmd *c)
 {
     vm_log *l = vm_interface_log(c->intf, c->cport);
     if (!l)
-        return say(c, -1, "the interface has no log CPort");
+        return no_class(c, "log");
     if (strcmp(c->argv[1], "send") || !c->rest || !*c->rest)
         return say(c, -1, "log: expected send TEXT...");
     int rc = vm_log_send(l, c->rest);
@@ -402,7 +543,7 @@ static int do_raw(cmd *c)
 {
     vm_raw *r = vm_interface_raw(c->intf, c->cport);
     if (!r)
-        return say(c, -1, "the interface has no raw CPort");
+        return no_class(c, "raw");
     if (!strcmp(c->argv[1], "send")) {
         uint8_t data[MAX_HEX];
         size_t n;
@@ -412,10 +553,9 @@ static int do_raw(cmd *c)
         return rc ? errno_reply(c, rc) : say(c, 0, "%s", "");
     }
     if (!strcmp(c->argv[1], "recv")) {
-        uint8_t data[MAX_HEX];
-        size_t n = vm_raw_read(r, data, c->len / 2 < sizeof data ? c->len / 2 : sizeof data);
-        hexout(c->reply, c->len, data, n);
-        return 0;
+        uint8_t data[RECV_MAX];
+        size_t n = vm_raw_read(r, data, sizeof data);
+        return say_bytes(c, "data", data, n);
     }
     return say(c, -1, "raw: expected send HEX or recv");
 }
@@ -424,7 +564,7 @@ static int do_spi(cmd *c)
 {
     vm_spi *s = vm_interface_spi(c->intf, c->cport);
     if (!s)
-        return say(c, -1, "the interface has no SPI CPort");
+        return no_class(c, "SPI");
     if (!strcmp(c->argv[1], "queue")) {
         uint8_t data[MAX_HEX];
         size_t n;
@@ -434,11 +574,9 @@ static int do_spi(cmd *c)
                                               : say(c, 0, "%s", "");
     }
     if (!strcmp(c->argv[1], "recv")) {
-        uint8_t data[MAX_HEX];
-        size_t n = vm_spi_read_mosi(s, data, c->len / 2 < sizeof data ? c->len / 2
-                                                                       : sizeof data);
-        hexout(c->reply, c->len, data, n);
-        return 0;
+        uint8_t data[RECV_MAX];
+        size_t n = vm_spi_read_mosi(s, data, sizeof data);
+        return say_bytes(c, "data", data, n);
     }
     return say(c, -1, "spi: expected queue HEX or recv");
 }
@@ -456,22 +594,47 @@ static const struct {
     {"intf-hibernate-abort", GB_CONTROL_TYPE_INTF_HIBERNATE_ABORT},
 };
 
+/* pm TYPE STATUS: the control protocol answers TYPE (a name above or its number) with
+ * STATUS until it is set back to 0. */
 static int do_pm(cmd *c)
 {
-    long status;
+    long status, type = -1;
     if (c->argc != 3)
         return say(c, -1, "pm: expected TYPE STATUS");
-    for (size_t i = 0; i < sizeof pm_types / sizeof pm_types[0]; i++) {
-        if (strcmp(pm_types[i].name, c->argv[1]))
-            continue;
-        if (num(c, 2, 0, 255, &status))
-            return -1;
-        vm_interface_set_pm_status(c->intf, pm_types[i].type, (uint8_t)status);
-        return say(c, 0, "%s", "");
-    }
-    return say(c, -1, "pm: unknown type '%s' (bundle-suspend, bundle-resume, "
-               "bundle-activate, bundle-deactivate, intf-suspend-prepare, "
-               "intf-deactivate-prepare, intf-hibernate-abort)", c->argv[1]);
+    for (size_t i = 0; i < sizeof pm_types / sizeof pm_types[0]; i++)
+        if (!strcmp(pm_types[i].name, c->argv[1]))
+            type = pm_types[i].type;
+    char *end;
+    long n = strtol(c->argv[1], &end, 0);
+    if (type < 0 && !*end && *c->argv[1] && n >= 0 && n <= 255)
+        type = n;
+    if (type < 0)
+        return say(c, -1, "pm: unknown type '%s' (bundle-suspend, bundle-resume, "
+                   "bundle-activate, bundle-deactivate, intf-suspend-prepare, "
+                   "intf-deactivate-prepare, intf-hibernate-abort)", c->argv[1]);
+    if (num(c, 2, 0, 255, &status))
+        return -1;
+    if (vm_interface_set_pm_status(c->intf, (uint8_t)type, (uint8_t)status))
+        return say(c, -1, "pm: control type 0x%lx cannot be made to fail", type);
+    return say(c, 0, "%s", "");
+}
+
+/* interface stats: what the interface received and sent. */
+static int do_interface(cmd *c)
+{
+    if (strcmp(c->argv[1], "stats") || nargs(c, 2))
+        return say(c, -1, "interface: expected stats");
+    vm_interface_stats st;
+    vm_interface_get_stats(c->intf, &st);
+    vm_reply_int(c->r, "rx_requests", (int64_t)st.rx_requests);
+    vm_reply_int(c->r, "rx_responses", (int64_t)st.rx_responses);
+    vm_reply_int(c->r, "tx_requests", (int64_t)st.tx_requests);
+    vm_reply_int(c->r, "tx_responses", (int64_t)st.tx_responses);
+    vm_reply_int(c->r, "dropped", (int64_t)st.dropped);
+    return say(c, 0, "rx-requests %llu rx-responses %llu tx-requests %llu tx-responses %llu "
+               "dropped %llu", (unsigned long long)st.rx_requests,
+               (unsigned long long)st.rx_responses, (unsigned long long)st.tx_requests,
+               (unsigned long long)st.tx_responses, (unsigned long long)st.dropped);
 }
 
 static const struct {
@@ -482,20 +645,14 @@ static const struct {
     {"battery", do_battery},   {"hid", do_hid},     {"vibrator", do_vibrator},
     {"light", do_light},       {"loopback", do_loopback}, {"pm", do_pm},
     {"pwm", do_pwm},           {"log", do_log},     {"raw", do_raw},
-    {"spi", do_spi},
+    {"spi", do_spi},           {"interface", do_interface},
 };
 
-int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char *reply,
-                       size_t len)
+int vm_backend_command(vm_interface *intf, const char *line, sim_time now, vm_reply *reply)
 {
-    char buf[512];
-    char one[1];
-    if (!reply || !len) {
-        reply = one;
-        len = sizeof one;
-    }
-    cmd c = {.intf = intf, .cport = VM_ANY_CPORT, .now = now, .reply = reply, .len = len};
-    reply[0] = '\0';
+    char buf[2 * MAX_HEX + 64];
+    cmd c = {.intf = intf, .cport = VM_ANY_CPORT, .now = now, .r = reply};
+    vm_reply_clear(reply);
     if (strlen(line) >= sizeof buf)
         return say(&c, -1, "command longer than %zu characters", sizeof buf - 1);
     strcpy(buf, line);
@@ -512,7 +669,7 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char 
     }
     if (c.argc < 2)
         return say(&c, -1, "expected CLASS[@CPORT] VERB ... (gpio, i2c, uart, battery, hid, "
-                   "vibrator, light, loopback, pwm, log, raw, spi, pm)");
+                   "vibrator, light, loopback, pwm, log, raw, spi, pm, interface)");
     char *at = strchr(c.argv[0], '@');
     if (at) {
         *at = '\0';
@@ -526,5 +683,5 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, char 
         if (!strcmp(classes[i].name, c.argv[0]))
             return classes[i].run(&c);
     return say(&c, -1, "unknown class '%s' (gpio, i2c, uart, battery, hid, vibrator, light, "
-               "loopback, pwm, log, raw, spi, pm)", c.argv[0]);
+               "loopback, pwm, log, raw, spi, pm, interface)", c.argv[0]);
 }

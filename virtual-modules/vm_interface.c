@@ -35,18 +35,21 @@ vm_bundle *vm_interface_find_bundle(vm_interface *intf, uint8_t bundle_id)
 
 /* ---- output ---- */
 
-static void emit(vm_interface *intf, uint16_t cport, const uint8_t *msg, size_t len)
+static void emit(vm_interface *intf, uint16_t cport, const gb_msg *m)
 {
-    if (gb_msg_is_response(msg[4]))
+    if (gb_msg_is_response(m->h.type))
         intf->stats.tx_responses++;
     else
         intf->stats.tx_requests++;
     if (intf->out.send)
-        intf->out.send(intf->out.ctx, cport, msg, len);
+        intf->out.send(intf->out.ctx, cport, m);
 }
 
-static int defer(vm_interface *intf, uint16_t cport, const uint8_t *msg, size_t len)
+/* A module-originated request sent while a request is being answered waits until the
+ * response has left, so the AP sees them in the order the firmware would send them. */
+static int defer(vm_interface *intf, uint16_t cport, const gb_msg *m)
 {
+    size_t len = m->h.size;
     if (intf->ndeferred == intf->deferred_cap) {
         size_t cap = intf->deferred_cap ? intf->deferred_cap * 2 : 8;
         vm_outmsg *d = realloc(intf->deferred, cap * sizeof *d);
@@ -58,8 +61,8 @@ static int defer(vm_interface *intf, uint16_t cport, const uint8_t *msg, size_t 
     uint8_t *copy = malloc(len);
     if (!copy)
         return -ENOMEM;
-    memcpy(copy, msg, len);
-    intf->deferred[intf->ndeferred++] = (vm_outmsg){cport, len, copy};
+    memcpy(copy, m->bytes, len);
+    intf->deferred[intf->ndeferred++] = (vm_outmsg){ cport, m->h, copy };
     return 0;
 }
 
@@ -69,8 +72,9 @@ static void flush_deferred(vm_interface *intf)
     for (size_t i = 0; i < intf->ndeferred; i++) {
         vm_outmsg *m = &intf->deferred[i];
         vm_cport *cp = vm_interface_find_cport(intf, m->cport);
+        gb_msg msg = { .h = m->h, .bytes = m->data };
         if (cp && cp->connected)
-            emit(intf, m->cport, m->data, m->len);
+            emit(intf, m->cport, &msg);
         else
             intf->stats.dropped++;
         free(m->data);
@@ -117,10 +121,12 @@ int vm_endpoint_request(vm_endpoint *ep, uint8_t type, const void *payload, size
         id = cp->next_op_id;
         cp->pending[cp->npending++] = (vm_pending){id, type};
     }
+    gb_msg m = { .bytes = msg };
     size_t n = gb_msg_build(msg, sizeof msg, id, type, 0, payload, len);
+    gb_msg_header_decode(msg, n, &m.h); /* what was just built: cannot fail */
     if (intf->in_request)
-        return defer(intf, cp->id, msg, n);
-    emit(intf, cp->id, msg, n);
+        return defer(intf, cp->id, &m);
+    emit(intf, cp->id, &m);
     return 0;
 }
 
@@ -489,41 +495,35 @@ static uint8_t shutdown_request(vm_cport *cp, const vm_request *rq)
     return GB_OP_SUCCESS;
 }
 
-int vm_interface_receive(vm_interface *intf, uint16_t cport, const uint8_t *msg, size_t len,
-                         sim_time now)
+int vm_interface_receive(vm_interface *intf, uint16_t cport, const gb_msg *m, sim_time now)
 {
     vm_cport *cp = vm_interface_find_cport(intf, cport);
-    gb_msg_header h;
+    const gb_msg_header *h = &m->h;
 
     if (!cp || !cp->connected || !vm_interface_is_active(intf)) {
         intf->stats.dropped++;
         return -ENOTCONN;
     }
-    if (gb_msg_header_decode(msg, len, &h)) {
-        intf->stats.dropped++;
-        return -EBADMSG;
-    }
-    const uint8_t *payload = msg + GB_MSG_HEADER_SIZE;
-    size_t plen = len - GB_MSG_HEADER_SIZE;
-    if (gb_msg_is_response(h.type)) {
-        consume_response(intf, cp, &h, payload, plen);
+    if (gb_msg_is_response(h->type)) {
+        consume_response(intf, cp, h, gb_msg_payload(m), gb_msg_payload_len(m));
         return 0;
     }
     intf->stats.rx_requests++;
 
+    uint8_t *out = intf->resp;
     vm_request rq = {
-        .type = h.type,
-        .payload = payload,
-        .len = plen,
+        .type = h->type,
+        .payload = gb_msg_payload(m),
+        .len = gb_msg_payload_len(m),
         .now = now,
-        .resp = intf->resp,
-        .resp_cap = sizeof intf->resp,
+        .resp = out + GB_MSG_HEADER_SIZE,
+        .resp_cap = GB_MSG_MAX_PAYLOAD,
     };
     uint8_t result;
     intf->in_request = true;
-    if (h.type == GB_REQUEST_TYPE_CPORT_SHUTDOWN)
+    if (h->type == GB_REQUEST_TYPE_CPORT_SHUTDOWN)
         result = shutdown_request(cp, &rq);
-    else if (h.type == GB_REQUEST_TYPE_INVALID)
+    else if (h->type == GB_REQUEST_TYPE_INVALID)
         result = GB_OP_INVALID;
     else if (cp->id == GB_CONTROL_CPORT_ID)
         result = vm_control_request(intf, &rq);
@@ -533,13 +533,19 @@ int vm_interface_receive(vm_interface *intf, uint16_t cport, const uint8_t *msg,
         result = GB_OP_PROTOCOL_BAD; /* a protocol gbvp does not implement */
     intf->in_request = false;
 
-    if (h.operation_id != 0) {
-        uint8_t out[GB_MSG_MAX_SIZE];
+    if (h->operation_id != 0) {
         size_t rlen = result == GB_OP_SUCCESS ? rq.resp_len : 0;
-        size_t n = gb_msg_build_response(out, sizeof out, &h, result, intf->resp, rlen);
-        if (n == 0) /* a handler overran the payload limit: report, never truncate */
-            n = gb_msg_build_response(out, sizeof out, &h, GB_OP_OVERFLOW, NULL, 0);
-        emit(intf, cport, out, n);
+        if (rlen > GB_MSG_MAX_PAYLOAD) { /* a handler overran the limit: report, never cut */
+            result = GB_OP_OVERFLOW;
+            rlen = 0;
+        }
+        gb_msg resp = {
+            .h = { .size = (uint16_t)(GB_MSG_HEADER_SIZE + rlen), .operation_id = h->operation_id,
+                   .type = (uint8_t)(h->type | GB_TYPE_RESPONSE_FLAG), .result = result },
+            .bytes = out,
+        };
+        gb_msg_header_encode(&resp.h, out);
+        emit(intf, cport, &resp);
     }
     flush_deferred(intf);
     return 0;

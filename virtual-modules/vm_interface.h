@@ -17,16 +17,18 @@
 #include <stdint.h>
 
 #include "event-kernel/scheduler.h"
+#include "greybus/gb_message.h"
 
 typedef struct vm_interface vm_interface;
 typedef struct vm_behaviour vm_behaviour; /* virtual-modules/behaviour.h */
 typedef struct vm_manifest vm_manifest;   /* virtual-modules/manifest.h */
 
-/* Where the interface puts every message it sends. `msg` is a complete Greybus message
- * (header + payload), valid only during the call. Called from inside vm_interface_* calls
- * and backend setters; the callee must not call back into the same interface. */
+/* Where the interface puts every message it sends. `m` is a complete Greybus message with
+ * its header already parsed (the interface built it), valid only during the call. Called
+ * from inside vm_interface_* calls and backend setters; the callee must not call back into
+ * the same interface. */
 typedef struct vm_output {
-    void (*send)(void *ctx, uint16_t cport, const uint8_t *msg, size_t len);
+    void (*send)(void *ctx, uint16_t cport, const gb_msg *m);
     void *ctx;
 } vm_output;
 
@@ -109,14 +111,14 @@ int vm_interface_cport_disconnect(vm_interface *intf, uint16_t cport);
 bool vm_interface_cport_connected(const vm_interface *intf, uint16_t cport);
 
 /* ---- Messages ----
- * One Greybus message arrives on `cport`. Requests are answered through the output sink
+ * One Greybus message arrives on `cport`, its header parsed where it entered gbvp (an
+ * unparsable one never gets this far). Requests are answered through the output sink
  * (unidirectional ones are not); responses to module-originated requests are consumed.
- * Returns 0 when handled; -ENOTCONN when the CPort is not connected (dropped, no answer);
- * -EBADMSG when the header is malformed (dropped: the size cannot be trusted). Protocol
- * errors inside a well-formed request are answered with a Greybus result code, not
- * reported here. */
-int vm_interface_receive(vm_interface *intf, uint16_t cport, const uint8_t *msg, size_t len,
-                         sim_time now);
+ * Returns 0 when handled; -ENOTCONN when the CPort is not connected (dropped, no answer).
+ * Protocol errors inside a request are answered with a Greybus result code, not reported
+ * here. A handler writes its response payload straight behind the response header, so an
+ * answer leaves without being copied again. */
+int vm_interface_receive(vm_interface *intf, uint16_t cport, const gb_msg *m, sim_time now);
 
 /* ---- Control protocol state (for scripts and tests) ---- */
 typedef enum vm_bundle_state {
@@ -137,7 +139,7 @@ int vm_interface_set_pm_status(vm_interface *intf, uint8_t control_type, uint8_t
 /* Counters for tests and statistics. */
 typedef struct vm_interface_stats {
     uint64_t rx_requests, rx_responses, tx_requests, tx_responses;
-    uint64_t dropped; /* not connected, malformed, unexpected response */
+    uint64_t dropped; /* not connected, unexpected response */
 } vm_interface_stats;
 void vm_interface_get_stats(const vm_interface *intf, vm_interface_stats *out);
 

@@ -53,7 +53,7 @@ typedef struct vm_control_state {
 
 typedef struct vm_outmsg {
     uint16_t cport;
-    size_t len;
+    gb_msg_header h;
     uint8_t *data;
 } vm_outmsg;
 
@@ -74,7 +74,7 @@ struct vm_interface {
     bool in_request;
     vm_outmsg *deferred;
     size_t ndeferred, deferred_cap;
-    uint8_t resp[GB_MSG_MAX_PAYLOAD];
+    uint8_t resp[GB_MSG_MAX_SIZE]; /* the response being built: header, then payload */
 };
 
 vm_cport *vm_interface_find_cport(vm_interface *intf, uint16_t cport);

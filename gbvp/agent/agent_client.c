@@ -256,6 +256,8 @@ struct sim_agent {
     char session[24];         /* token prefix that tells our replies from stale ones */
     unsigned next;
     int margin_ms;
+    sim_agent_wait_fn wait;   /* NULL: poll() */
+    void *wait_ctx;
     char error[512];
 };
 
@@ -307,6 +309,12 @@ void sim_agent_free(sim_agent *a)
 void sim_agent_set_reply_margin(sim_agent *a, int margin_ms)
 {
     a->margin_ms = margin_ms < 0 ? 0 : margin_ms;
+}
+
+void sim_agent_set_wait(sim_agent *a, sim_agent_wait_fn fn, void *ctx)
+{
+    a->wait = fn;
+    a->wait_ctx = ctx;
 }
 
 const char *sim_agent_last_error(const sim_agent *a)
@@ -384,12 +392,21 @@ static int next_event(sim_agent *a, int64_t deadline, sim_agent_event *ev)
         int64_t left = deadline - now_ms();
         if (left <= 0)
             return fail(a, SIM_AGENT_ERR_TIMEOUT, "no reply from the agent in time");
-        struct pollfd pfd = { .fd = a->fd, .events = POLLIN };
-        int n = poll(&pfd, 1, left > 60000 ? 60000 : (int)left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return fail(a, SIM_AGENT_ERR_IO, "poll on the agent channel: %s", strerror(errno));
+        int wait_ms = left > 60000 ? 60000 : (int)left, n;
+        if (a->wait) {
+            n = a->wait(a->wait_ctx, a->fd, wait_ms);
+            if (n < 0)
+                return fail(a, SIM_AGENT_ERR_IO, "waiting on the agent channel: %s",
+                            strerror(-n));
+        } else {
+            struct pollfd pfd = { .fd = a->fd, .events = POLLIN };
+            n = poll(&pfd, 1, wait_ms);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                return fail(a, SIM_AGENT_ERR_IO, "poll on the agent channel: %s",
+                            strerror(errno));
+        }
         if (n == 0)
             continue;
         ssize_t r = read(a->fd, a->in, sizeof a->in);

@@ -110,6 +110,13 @@ int sim_agent_run(sim_agent *agent, const char *command, int timeout_ms, sim_age
 
 void sim_agent_set_reply_margin(sim_agent *agent, int margin_ms);
 
+/* How the client waits for the channel to become readable: by default poll() on it; an
+ * owner with an event loop (sim/loop.h) passes a function that keeps the loop running
+ * meanwhile. It returns 1 when fd is readable, 0 when timeout_ms passed, or a negative
+ * errno. */
+typedef int (*sim_agent_wait_fn)(void *ctx, int fd, int timeout_ms);
+void sim_agent_set_wait(sim_agent *agent, sim_agent_wait_fn fn, void *ctx);
+
 /* What went wrong in the last failed call, for a user to read. */
 const char *sim_agent_last_error(const sim_agent *agent);
 

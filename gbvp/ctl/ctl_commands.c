@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The control socket's commands: one JSON object in, one JSON object out. Every field is
-// checked for presence, type and range before anything is done; the reply names the
-// field that is wrong.
+// The control socket's commands: one JSON object in, one JSON object out, each the
+// target's operation of the same name (the typed backend commands from the table of
+// gbvp/target/typed.h). Every field is checked for presence, type and range before
+// anything is done; the reply names the field that is wrong.
 #include "gbvp/ctl/ctl_internal.h"
 
 #include <errno.h>
@@ -10,20 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gbvp/scenario/scenario.h"
-#include "gbvp/fields.h"
-#include "gbvp/slot_backend.h"
-#include "virtual-modules/gpio.h"
-#include "virtual-modules/hid.h"
-#include "virtual-modules/power_supply.h"
-#include "virtual-modules/uart.h"
+#include "gbvp/target/fields.h"
+#include "gbvp/target/typed.h"
 
 typedef struct req {
-    sim_control *c;
+    sim_ctl *c;
     ctl_client *cl;
     JsonObject *o;
     JsonBuilder *b; /* the reply, opened; commands add members */
-    char err[384];
+    char err[VM_REPLY_TEXT_MAX];
+    bool deferred;  /* a wait: the reply comes when it is over */
 } req;
 
 static const struct {
@@ -50,6 +47,21 @@ static bool fail(req *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(r->err, sizeof r->err, fmt, ap);
     va_end(ap);
+    return false;
+}
+
+/* fail() with the kind of refusal named in the reply ("code": "ENOENT", "ENODEV" or
+ * "EINVAL"), so that a remote target can tell them apart. */
+static bool refuse(req *r, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool refuse(req *r, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err, sizeof r->err, fmt, ap);
+    va_end(ap);
+    json_builder_set_member_name(r->b, "code");
+    json_builder_add_string_value(r->b, rc == -ENOENT ? "ENOENT" : rc == -ENODEV ? "ENODEV"
+                                                                               : "EINVAL");
     return false;
 }
 
@@ -117,24 +129,62 @@ static void add_double(req *r, const char *name, double v)
     json_builder_add_double_value(r->b, v);
 }
 
-static void add_field(void *r, const char *name, sim_field_kind kind, int64_t v)
+/* The values of a reply as members; bytes as {"hex": "..."}. */
+static void add_values(req *r, const vm_reply *v)
 {
-    if (kind == SIM_FIELD_BOOL)
-        add_bool(r, name, v != 0);
-    else
-        add_int(r, name, v);
+    for (size_t i = 0; i < v->nvalues; i++) {
+        const vm_value *x = &v->values[i];
+        const uint8_t *d = vm_reply_data(v, x);
+        switch (x->kind) {
+        case VM_VALUE_INT:
+            add_int(r, x->name, x->i);
+            break;
+        case VM_VALUE_BOOL:
+            add_bool(r, x->name, x->i != 0);
+            break;
+        case VM_VALUE_TEXT: {
+            char *t = g_strndup((const char *)d, x->len);
+            add_str(r, x->name, g_utf8_validate(t, -1, NULL) ? t : "(not UTF-8)");
+            g_free(t);
+            break;
+        }
+        case VM_VALUE_BYTES: {
+            char *hex = g_malloc(2 * (size_t)x->len + 1);
+            for (size_t k = 0; k < x->len; k++)
+                snprintf(hex + 2 * k, 3, "%02x", d[k]);
+            hex[2 * (size_t)x->len] = 0;
+            json_builder_set_member_name(r->b, x->name);
+            json_builder_begin_object(r->b);
+            add_str(r, "hex", hex);
+            json_builder_end_object(r->b);
+            g_free(hex);
+            break;
+        }
+        }
+    }
 }
 
-/* The fields of `set` read from `obj` (gbvp/fields.h) as members of the reply. */
-static void add_fields(req *r, const sim_fields *set, const void *obj)
+static const sim_target_ops *T(req *r)
 {
-    sim_fields_each(set, obj, add_field, r);
+    return r->c->t->ops;
+}
+
+static void *TX(req *r)
+{
+    return r->c->t->ctx;
+}
+
+/* The AP may react, unless the loop that lets it is the one serving this socket. */
+static void settle(req *r)
+{
+    if (!(r->c->t->features & SIM_TARGET_REALTIME))
+        T(r)->settle(TX(r));
 }
 
 static bool get_slot(req *r, unsigned *slot)
 {
     gint64 v;
-    unsigned n = gb_svc_num_slots(r->c->b.svc(r->c->b.ctx));
+    unsigned n = T(r)->num_slots(TX(r));
     if (!get_int(r, "slot", 0, n - 1, &v))
         return false;
     *slot = (unsigned)v;
@@ -148,7 +198,7 @@ static bool get_link_slot(req *r, unsigned *slot)
     if (n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING) {
         if (strcmp(json_node_get_string(n), "ap"))
             return fail(r, "field 'slot' must be a slot number or \"ap\"");
-        *slot = GB_SVC_SLOT_AP;
+        *slot = SIM_TARGET_SLOT_AP;
         return true;
     }
     return get_slot(r, slot);
@@ -159,39 +209,45 @@ static bool get_link_slot(req *r, unsigned *slot)
 static bool cmd_ping(req *r)
 {
     add_bool(r, "pong", true);
+    add_int(r, "time_ps", (gint64)T(r)->now(TX(r)));
     return true;
 }
 
-static void add_intf(req *r, gb_svc *svc, uint8_t id)
+static void add_intf(req *r, uint8_t id)
 {
-    gb_svc_intf_info in;
-    gb_svc_get_intf(svc, id, &in);
+    sim_target_intf v;
+    T(r)->intf(TX(r), id, &v);
+    vm_reply f;
+    vm_reply_clear(&f);
+    sim_fields_put(&sim_fields_intf, &v, &f);
     add_int(r, "interface", id);
-    add_bool(r, "present", in.present);
-    add_bool(r, "powered", in.vsys);
-    add_bool(r, "active", in.active);
-    add_bool(r, "hibernated", in.hibernated);
-    add_int(r, "device_id", in.device_id);
-    add_int(r, "activations", in.activations);
+    add_values(r, &f);
 }
 
 static bool cmd_status(req *r)
 {
-    gb_svc *svc = r->c->b.svc(r->c->b.ctx);
-    gb_slots *slots = r->c->b.slots ? r->c->b.slots(r->c->b.ctx) : NULL;
-    json_builder_set_member_name(r->b, "backend");
-    json_builder_add_string_value(r->b, r->c->b.name ? r->c->b.name : "");
-    add_bool(r, "ap_connected", gb_svc_handshake_done(svc));
-    add_int(r, "time_ps", (gint64)gb_svc_now(svc));
+    sim_target_stats st;
+    T(r)->stats(TX(r), &st);
+    json_builder_set_member_name(r->b, "target");
+    json_builder_add_string_value(r->b, r->c->t->name ? r->c->t->name : "");
+    add_bool(r, "ap_connected", st.handshake_done);
+    add_int(r, "time_ps", (gint64)T(r)->now(TX(r)));
+    json_builder_set_member_name(r->b, "features");
+    json_builder_begin_object(r->b);
+    add_bool(r, "link_model", r->c->t->features & SIM_TARGET_LINK_MODEL);
+    add_bool(r, "test_ap", r->c->t->features & SIM_TARGET_TEST_AP);
+    add_bool(r, "guest", r->c->t->features & SIM_TARGET_GUEST);
+    add_bool(r, "realtime", r->c->t->features & SIM_TARGET_REALTIME);
+    json_builder_end_object(r->b);
     json_builder_set_member_name(r->b, "slots");
     json_builder_begin_array(r->b);
-    for (unsigned s = 0; s < gb_svc_num_slots(svc); s++) {
+    for (unsigned s = 0; s < T(r)->num_slots(TX(r)); s++) {
         json_builder_begin_object(r->b);
         add_int(r, "slot", s);
-        add_intf(r, svc, gb_svc_slot_intf_id(svc, s));
-        const char *name = slots ? gb_slots_module_name(slots, s) : NULL;
+        add_intf(r, T(r)->slot_intf_id(TX(r), s));
+        char name[128];
         json_builder_set_member_name(r->b, "module");
-        if (name)
+        if (T(r)->module_name(TX(r), s, name, sizeof name))
             json_builder_add_string_value(r->b, name);
         else
             json_builder_add_null_value(r->b);
@@ -207,12 +263,13 @@ static bool cmd_insert(req *r)
     const char *module;
     if (!get_slot(r, &slot) || !get_str(r, "module", 255, &module))
         return false;
-    char err[256] = "";
-    int rc = r->c->b.insert(r->c->b.ctx, slot, module, err, sizeof err);
+    char err[320] = "";
+    int rc = T(r)->insert(TX(r), slot, module, err, sizeof err);
     if (rc)
         return fail(r, "cannot insert %s in slot %u: %s", module, slot,
                     *err ? err : strerror(-rc));
-    add_int(r, "interface", gb_svc_slot_intf_id(r->c->b.svc(r->c->b.ctx), slot));
+    settle(r);
+    add_int(r, "interface", T(r)->slot_intf_id(TX(r), slot));
     return true;
 }
 
@@ -222,9 +279,11 @@ static bool cmd_remove(req *r)
     if (!get_slot(r, &slot))
         return false;
     char err[256] = "";
-    int rc = r->c->b.remove(r->c->b.ctx, slot, err, sizeof err);
+    int rc = T(r)->remove(TX(r), slot, err, sizeof err);
     if (rc)
-        return fail(r, "cannot remove slot %u: %s", slot, *err ? err : strerror(-rc));
+        return refuse(r, rc, "cannot remove slot %u: %s", slot,
+                      rc == -ENOENT ? "the slot is empty" : *err ? err : strerror(-rc));
+    settle(r);
     return true;
 }
 
@@ -233,202 +292,170 @@ static bool cmd_interface(req *r)
     gint64 id;
     if (!get_int(r, "interface", 0, 255, &id))
         return false;
-    add_intf(r, r->c->b.svc(r->c->b.ctx), (uint8_t)id);
+    add_intf(r, (uint8_t)id);
     return true;
 }
 
 static bool cmd_stats(req *r)
 {
-    sim_svc_report rep;
-    sim_svc_report_take(r->c->b.svc(r->c->b.ctx), &rep);
-    add_fields(r, &sim_fields_svc_counters, &rep);
+    sim_target_stats st;
+    T(r)->stats(TX(r), &st);
+    vm_reply f;
+    vm_reply_clear(&f);
+    sim_fields_put(&sim_fields_stats, &st, &f);
+    add_values(r, &f);
     return true;
 }
 
+/* {"cmd":"wait","ms":N}: lets N ms of the target's time pass. On a realtime target the
+ * reply comes when they have: the loop serves everything meanwhile. */
 static bool cmd_wait(req *r)
 {
     gint64 ms;
-    if (!r->c->b.advance)
-        return fail(r, "wait: %s runs in real time; simulated time cannot be advanced",
-                    r->c->b.name);
     if (!get_int(r, "ms", 0, 3600000, &ms))
         return false;
-    r->c->b.advance(r->c->b.ctx, SIM_MS(ms));
-    return true;
-}
-
-/* The first backend of a kind in the module in `slot`; `what` names it in errors. */
-static void *backend(req *r, unsigned slot, sim_backend_kind kind, const char *what)
-{
-    if (!r->c->b.slots) {
-        fail(r, "%s: not available in %s (the simulator does not expose its modules' "
-             "backends to the control socket yet)", what, r->c->b.name);
-        return NULL;
+    if ((r->c->t->features & SIM_TARGET_REALTIME) && r->cl) {
+        r->cl->waiting = true;
+        r->cl->until = T(r)->now(TX(r)) + SIM_MS(ms);
+        JsonNode *id = json_object_get_member(r->o, "id");
+        r->cl->wait_id = id ? json_node_copy(id) : NULL;
+        r->deferred = true;
+        return true;
     }
-    gb_slots *slots = r->c->b.slots(r->c->b.ctx);
-    int why;
-    void *b = sim_slot_backend(slots, slot, kind, &why);
-    if (!b && why == -ENOENT)
-        fail(r, "slot %u is empty: no %s", slot, what);
-    else if (!b)
-        fail(r, "the module in slot %u (%s) has no %s", slot,
-             gb_slots_module_name(slots, slot), what);
-    return b;
-}
-
-static bool cmd_gpio_set(req *r)
-{
-    unsigned slot;
-    gint64 line, level;
-    if (!get_slot(r, &slot))
-        return false;
-    vm_gpio *g = backend(r, slot, SIM_BACKEND_GPIO, "GPIO controller");
-    if (!g || !get_int(r, "line", 0, vm_gpio_line_count(g) - 1, &line) ||
-        !get_int(r, "level", 0, 1, &level))
-        return false;
-    int rc = vm_gpio_set_input(g, (unsigned)line, level != 0);
-    if (rc == -ENOTCONN)
-        return fail(r, "an interrupt was due on line %lld but the AP has not connected the "
-                    "GPIO CPort", (long long)line);
-    add_bool(r, "irq_sent", rc == 1);
+    T(r)->advance(TX(r), SIM_MS(ms));
     return true;
 }
 
-static bool cmd_gpio_get(req *r)
+/* A typed command's arguments from the request's members. */
+static bool typed_args(req *r, const sim_typed_cmd *cmd, sim_typed_value *v, uint8_t bytes[][2048])
 {
-    unsigned slot;
-    gint64 line;
-    if (!get_slot(r, &slot))
-        return false;
-    vm_gpio *g = backend(r, slot, SIM_BACKEND_GPIO, "GPIO controller");
-    if (!g || !get_int(r, "line", 0, vm_gpio_line_count(g) - 1, &line))
-        return false;
-    vm_gpio_line st;
-    vm_gpio_get_line(g, (unsigned)line, &st);
-    add_int(r, "value", vm_gpio_get_value(g, (unsigned)line));
-    add_fields(r, &sim_fields_gpio_line, &st);
-    return true;
-}
-
-static bool psy_prop(req *r, uint8_t *prop)
-{
-    const char *name;
-    if (!get_str(r, "property", 64, &name))
-        return false;
-    int p = vm_power_supply_property_by_name(name);
-    if (p < 0)
-        return fail(r, "'%s' is not a power supply property", name);
-    *prop = (uint8_t)p;
-    return true;
-}
-
-static bool cmd_battery_set(req *r)
-{
-    unsigned slot;
-    uint8_t prop;
-    gint64 value, psy;
-    if (!get_slot(r, &slot))
-        return false;
-    vm_power_supply *ps = backend(r, slot, SIM_BACKEND_POWER_SUPPLY, "battery");
-    if (!ps || !psy_prop(r, &prop) || !get_int(r, "value", INT32_MIN, INT32_MAX, &value) ||
-        !opt_int(r, "supply", 0, vm_power_supply_count(ps) - 1, 0, &psy))
-        return false;
-    int rc = vm_power_supply_set(ps, (unsigned)psy, prop, (int32_t)value, true);
-    if (rc == -EINVAL)
-        return fail(r, "the supply does not report that property");
-    add_bool(r, "notified", rc == 0);
-    return true;
-}
-
-static bool cmd_battery_get(req *r)
-{
-    unsigned slot;
-    uint8_t prop;
-    gint64 psy;
-    if (!get_slot(r, &slot))
-        return false;
-    vm_power_supply *ps = backend(r, slot, SIM_BACKEND_POWER_SUPPLY, "battery");
-    if (!ps || !psy_prop(r, &prop) ||
-        !opt_int(r, "supply", 0, vm_power_supply_count(ps) - 1, 0, &psy))
-        return false;
-    int32_t v;
-    if (vm_power_supply_get(ps, (unsigned)psy, prop, &v))
-        return fail(r, "the supply does not report that property");
-    add_int(r, "value", v);
-    return true;
-}
-
-static bool cmd_uart_send(req *r)
-{
-    unsigned slot;
-    const char *data;
-    if (!get_slot(r, &slot))
-        return false;
-    vm_uart *u = backend(r, slot, SIM_BACKEND_UART, "UART");
-    if (!u || !get_str(r, "data", 8192, &data))
-        return false;
-    int rc = vm_uart_inject_rx(u, (const uint8_t *)data, strlen(data), 0);
-    if (rc)
-        return fail(r, "data not sent: the AP has not connected the UART CPort");
-    return true;
-}
-
-static bool cmd_hid_input(req *r)
-{
-    unsigned slot;
-    if (!get_slot(r, &slot))
-        return false;
-    vm_hid *h = backend(r, slot, SIM_BACKEND_HID, "HID device");
-    if (!h)
-        return false;
-    JsonNode *n = json_object_get_member(r->o, "report");
-    if (!n || !JSON_NODE_HOLDS_ARRAY(n))
-        return fail(r, "field 'report' must be an array of bytes");
-    JsonArray *a = json_node_get_array(n);
-    guint len = json_array_get_length(a);
-    uint8_t buf[VM_HID_MAX_REPORT];
-    if (len > sizeof buf)
-        return fail(r, "field 'report' has %u bytes, at most %u", len, VM_HID_MAX_REPORT);
-    for (guint i = 0; i < len; i++) {
-        JsonNode *e = json_array_get_element(a, i);
-        if (!JSON_NODE_HOLDS_VALUE(e) || json_node_get_value_type(e) != G_TYPE_INT64 ||
-            json_node_get_int(e) < 0 || json_node_get_int(e) > 255)
-            return fail(r, "report byte %u is not an integer 0..255", i);
-        buf[i] = (uint8_t)json_node_get_int(e);
+    for (int i = 0; i < SIM_TYPED_ARGS_MAX; i++)
+        v[i] = (sim_typed_value){ 0 };
+    for (int i = 0; i < SIM_TYPED_ARGS_MAX && cmd->args[i].name; i++) {
+        const sim_typed_arg *a = &cmd->args[i];
+        JsonNode *n = json_object_get_member(r->o, a->name);
+        if (!n || JSON_NODE_HOLDS_NULL(n)) {
+            if (!a->optional)
+                return fail(r, "missing field '%s'", a->name);
+            continue;
+        }
+        v[i].present = true;
+        GType t = JSON_NODE_HOLDS_VALUE(n) ? json_node_get_value_type(n) : G_TYPE_INVALID;
+        switch (a->kind) {
+        case SIM_TYPED_LEVEL:
+            if (t == G_TYPE_BOOLEAN) {
+                v[i].i = json_node_get_boolean(n);
+                break;
+            }
+            __attribute__((fallthrough)); /* else 0 or 1 */
+        case SIM_TYPED_INT: {
+            gint64 x;
+            if (!get_int(r, a->name, a->min, a->max, &x))
+                return false;
+            v[i].i = x;
+            break;
+        }
+        case SIM_TYPED_PROPERTY:
+            if (t == G_TYPE_INT64) {
+                gint64 x;
+                if (!get_int(r, a->name, 0, 255, &x))
+                    return false;
+                v[i].i = x;
+            } else if (t == G_TYPE_STRING) {
+                v[i].text = json_node_get_string(n);
+                if (strspn(v[i].text, "abcdefghijklmnopqrstuvwxyz0123456789-_") !=
+                        strlen(v[i].text) || !*v[i].text)
+                    return fail(r, "'%s' is not a power supply property", v[i].text);
+            } else {
+                return fail(r, "field '%s' must be a property name or number", a->name);
+            }
+            break;
+        case SIM_TYPED_BYTES: {
+            size_t len = 0;
+            if (t == G_TYPE_STRING) {
+                v[i].bytes = (const uint8_t *)json_node_get_string(n);
+                len = strlen(json_node_get_string(n));
+            } else if (JSON_NODE_HOLDS_ARRAY(n)) {
+                JsonArray *arr = json_node_get_array(n);
+                len = json_array_get_length(arr);
+                if (len > sizeof bytes[i])
+                    return fail(r, "field '%s' has %zu bytes, at most %lld", a->name, len,
+                                (long long)a->max);
+                for (size_t k = 0; k < len; k++) {
+                    JsonNode *e = json_array_get_element(arr, (guint)k);
+                    if (!JSON_NODE_HOLDS_VALUE(e) || json_node_get_value_type(e) != G_TYPE_INT64 ||
+                        json_node_get_int(e) < 0 || json_node_get_int(e) > 255)
+                        return fail(r, "%s byte %zu is not an integer 0..255", a->name, k);
+                    bytes[i][k] = (uint8_t)json_node_get_int(e);
+                }
+                v[i].bytes = bytes[i];
+            } else {
+                return fail(r, "field '%s' must be a string or an array of bytes", a->name);
+            }
+            if (len < (size_t)a->min || len > (size_t)a->max)
+                return fail(r, "field '%s' has %zu bytes, want %lld..%lld", a->name, len,
+                            (long long)a->min, (long long)a->max);
+            v[i].len = len;
+            break;
+        }
+        }
     }
-    int rc = vm_hid_input_report(h, buf, len);
-    if (rc == -EINVAL)
-        return fail(r, "the report has the wrong size for the device");
-    if (rc)
-        return fail(r, "report not sent: %s", rc == -EAGAIN ? "the AP has not powered the "
-                    "device on" : "the AP has not connected the HID CPort");
     return true;
 }
 
+/* A typed backend command (gbvp/target/typed.h): its values are the reply's members. */
+static bool cmd_typed(req *r, const sim_typed_cmd *cmd)
+{
+    unsigned slot;
+    sim_typed_value v[SIM_TYPED_ARGS_MAX];
+    uint8_t(*bytes)[2048] = g_malloc(SIM_TYPED_ARGS_MAX * sizeof *bytes);
+    bool ok = get_slot(r, &slot) && typed_args(r, cmd, v, bytes);
+    if (ok) {
+        vm_reply out;
+        int rc = sim_typed_run(r->c->t, cmd, slot, v, &out);
+        if (rc)
+            ok = refuse(r, rc, "%s", out.text);
+        else
+            add_values(r, &out);
+        if (!rc && cmd->settle)
+            settle(r);
+    }
+    g_free(bytes);
+    return ok;
+}
+
+/* {"cmd":"cmd","slot":N,"line":"gpio set 3 1"[,"index":I]}: a backend command line;
+ * the reply has its text ("reply") and its values. */
 static bool cmd_cmd(req *r)
 {
     unsigned slot;
     const char *line;
     gint64 index;
-    if (!r->c->b.command)
-        return fail(r, "%s has no backend commands", r->c->b.name);
-    if (!get_slot(r, &slot) || !get_str(r, "line", 512, &line) ||
-        !opt_int(r, "index", 0, SIM_MAX_INTF_PER_MODULE - 1, 0, &index))
+    if (!get_slot(r, &slot) || !get_str(r, "line", 8192, &line) ||
+        !opt_int(r, "index", SIM_TARGET_ANY_INTERFACE, SIM_TARGET_INTERFACES_MAX - 1, 0, &index))
         return false;
     if (strchr(line, '\n'))
         return fail(r, "field 'line' must be one line");
-    char reply[1024];
-    if (r->c->b.command(r->c->b.ctx, slot, (unsigned)index, line, reply, sizeof reply))
-        return fail(r, "%s", reply);
+    vm_reply out;
+    int rc = T(r)->command(TX(r), slot, (int)index, line, &out);
+    if (rc)
+        return refuse(r, rc, "%s", out.text);
+    settle(r);
     json_builder_set_member_name(r->b, "reply");
-    json_builder_add_string_value(r->b, reply);
+    json_builder_add_string_value(r->b, g_utf8_validate(out.text, -1, NULL) ? out.text : "");
+    add_values(r, &out);
     return true;
 }
 
 static bool no_link_model(req *r)
 {
     return fail(r, "%s has no UniPro link model (run it with --timing frame): link settings "
-                "and faults cannot be changed", r->c->b.name);
+                "and faults cannot be changed", r->c->t->name);
+}
+
+static bool has_link_model(req *r)
+{
+    return (r->c->t->features & SIM_TARGET_LINK_MODEL) != 0;
 }
 
 /* An optional string or integer member as text in buf; NULL when absent. */
@@ -476,7 +503,7 @@ static bool opt_number(req *r, const char *name, bool *have, double *out)
 /* {"cmd":"link","slot":N|"ap","gear":"HS-G2B","series":"A","lanes":2} */
 static bool cmd_link(req *r)
 {
-    if (!r->c->b.link_set)
+    if (!has_link_model(r))
         return no_link_model(r);
     unsigned slot;
     char g[16], s[8], l[8];
@@ -487,8 +514,9 @@ static bool cmd_link(req *r)
         return false;
     if (!gear && !series && !lanes)
         return fail(r, "nothing to change (give gear, series or lanes)");
-    if (r->c->b.link_set(r->c->b.ctx, slot, gear, series, lanes, r->err, sizeof r->err))
+    if (T(r)->link_set(TX(r), slot, gear, series, lanes, r->err, sizeof r->err))
         return false;
+    settle(r);
     return true;
 }
 
@@ -508,10 +536,10 @@ static bool opt_ms(req *r, const char *name, sim_time *out)
 /* {"cmd":"fault","slot":N|"ap","ber":1e-6,"drop":0.01,"down":true,"delay":ms,"down_for":ms} */
 static bool cmd_fault(req *r)
 {
-    if (!r->c->b.link_fault)
+    if (!has_link_model(r))
         return no_link_model(r);
     unsigned slot;
-    sim_link_fault f = { 0 };
+    sw_link_fault f = { 0 };
     if (!get_link_slot(r, &slot) || !opt_number(r, "ber", &f.set_ber, &f.ber) ||
         !opt_number(r, "drop", &f.set_drop, &f.drop) || !opt_ms(r, "delay", &f.delay) ||
         !opt_ms(r, "down_for", &f.down_for))
@@ -525,7 +553,7 @@ static bool cmd_fault(req *r)
     }
     if (!f.set_ber && !f.set_drop && !f.set_down)
         return fail(r, "nothing to do (give ber, drop or down)");
-    if (r->c->b.link_fault(r->c->b.ctx, slot, &f, r->err, sizeof r->err))
+    if (T(r)->link_fault(TX(r), slot, &f, r->err, sizeof r->err))
         return false;
     return true;
 }
@@ -533,19 +561,22 @@ static bool cmd_fault(req *r)
 /* {"cmd":"link_stats","slot":N|"ap"}: mode, state, faults and counters of the link */
 static bool cmd_link_stats(req *r)
 {
-    if (!r->c->b.link_info)
+    if (!has_link_model(r))
         return no_link_model(r);
     unsigned slot;
-    sim_scenario_link li;
+    sim_target_link li;
     if (!get_link_slot(r, &slot))
         return false;
-    if (r->c->b.link_info(r->c->b.ctx, slot, &li, r->err, sizeof r->err))
+    if (T(r)->link_info(TX(r), slot, &li, r->err, sizeof r->err))
         return false;
     add_str(r, "mode", li.mode);
     add_str(r, "state", li.state);
     add_double(r, "ber", li.ber);
     add_double(r, "drop", li.drop);
-    add_fields(r, &sim_fields_link_counters, &li);
+    vm_reply f;
+    vm_reply_clear(&f);
+    sim_fields_put(&sim_fields_link, &li, &f);
+    add_values(r, &f);
     return true;
 }
 
@@ -592,6 +623,32 @@ static bool cmd_unsub(req *r)
     return cmd_subscribe(r, false);
 }
 
+/* {"cmd":"link_mode","interface":I}: tx and rx mode the AP last set */
+static bool cmd_link_mode(req *r)
+{
+    gint64 id;
+    uint8_t tx, rx;
+    if (!get_int(r, "interface", 0, 255, &id))
+        return false;
+    if (T(r)->link_mode(TX(r), (uint8_t)id, &tx, &rx, r->err, sizeof r->err))
+        return false;
+    add_int(r, "tx_mode", tx);
+    add_int(r, "rx_mode", rx);
+    return true;
+}
+
+/* {"cmd":"intf_oops","interface":I[,"reason":R]}: the interface crashes */
+static bool cmd_intf_oops(req *r)
+{
+    gint64 id, reason;
+    if (!get_int(r, "interface", 0, 255, &id) || !opt_int(r, "reason", 0, 255, 0, &reason))
+        return false;
+    if (T(r)->intf_oops(TX(r), (uint8_t)id, (uint8_t)reason, r->err, sizeof r->err))
+        return false;
+    settle(r);
+    return true;
+}
+
 static const struct {
     const char *name;
     bool (*fn)(req *r);
@@ -599,13 +656,10 @@ static const struct {
     { "ping", cmd_ping },           { "status", cmd_status },
     { "insert", cmd_insert },       { "remove", cmd_remove },
     { "interface", cmd_interface }, { "stats", cmd_stats },
-    { "wait", cmd_wait },           { "gpio_set", cmd_gpio_set },
-    { "gpio_get", cmd_gpio_get },   { "battery_set", cmd_battery_set },
-    { "battery_get", cmd_battery_get }, { "uart_send", cmd_uart_send },
-    { "hid_input", cmd_hid_input }, { "link", cmd_link },
-    { "link_stats", cmd_link_stats },
-    { "cmd", cmd_cmd },
-    { "fault", cmd_fault },          { "subscribe", cmd_sub },
+    { "wait", cmd_wait },           { "link", cmd_link },
+    { "link_stats", cmd_link_stats }, { "link_mode", cmd_link_mode },
+    { "intf_oops", cmd_intf_oops }, { "cmd", cmd_cmd },
+    { "fault", cmd_fault },         { "subscribe", cmd_sub },
     { "unsubscribe", cmd_unsub },
 };
 
@@ -643,7 +697,26 @@ static bool single_value(const char *s, size_t len)
     return true;
 }
 
-char *ctl_handle(sim_control *c, ctl_client *cl, const char *line, size_t len)
+char *ctl_wait_done(JsonNode *id)
+{
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    if (id) {
+        json_builder_set_member_name(b, "id");
+        json_builder_add_value(b, json_node_copy(id));
+    }
+    json_builder_set_member_name(b, "ok");
+    json_builder_add_boolean_value(b, TRUE);
+    json_builder_end_object(b);
+    JsonNode *root = json_builder_get_root(b);
+    char *s = root ? json_to_string(root, FALSE) : NULL;
+    if (root)
+        json_node_unref(root);
+    g_object_unref(b);
+    return s;
+}
+
+char *ctl_handle(sim_ctl *c, ctl_client *cl, const char *line, size_t len)
 {
     req r = { .c = c, .cl = cl };
     JsonParser *p = json_parser_new();
@@ -651,8 +724,8 @@ char *ctl_handle(sim_control *c, ctl_client *cl, const char *line, size_t len)
     json_builder_begin_object(r.b);
     bool ok = false;
     JsonNode *id = NULL;
-    if (len > SIM_CONTROL_MAX_LINE) {
-        fail(&r, "request line longer than %u bytes", SIM_CONTROL_MAX_LINE);
+    if (len > SIM_CTL_MAX_LINE) {
+        fail(&r, "request line longer than %u bytes", SIM_CTL_MAX_LINE);
     } else if (memchr(line, 0, len) || !g_utf8_validate(line, (gssize)len, NULL)) {
         fail(&r, "request is not UTF-8 text");
     } else if (!single_value(line, len)) {
@@ -673,10 +746,13 @@ char *ctl_handle(sim_control *c, ctl_client *cl, const char *line, size_t len)
                 for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
                     if (!strcmp(commands[i].name, cmd))
                         break;
-                if (i == sizeof commands / sizeof commands[0])
-                    fail(&r, "unknown command '%s'", cmd);
-                else
+                const sim_typed_cmd *typed = sim_typed_find(cmd);
+                if (i < sizeof commands / sizeof commands[0])
                     ok = commands[i].fn(&r);
+                else if (typed)
+                    ok = cmd_typed(&r, typed);
+                else
+                    fail(&r, "unknown command '%s'", cmd);
             }
         }
     }
@@ -693,7 +769,7 @@ char *ctl_handle(sim_control *c, ctl_client *cl, const char *line, size_t len)
     }
     json_builder_end_object(r.b);
     JsonNode *root = json_builder_get_root(r.b);
-    char *s = root ? json_to_string(root, FALSE) : NULL;
+    char *s = r.deferred ? g_strdup("") : root ? json_to_string(root, FALSE) : NULL;
     if (root)
         json_node_unref(root);
     g_object_unref(r.b);

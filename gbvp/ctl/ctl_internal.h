@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Inside the control socket: the server state shared by control.c (sockets, lines,
-// events) and control_cmd.c (the commands).
-#ifndef GBVP_SIM_CONTROL_INTERNAL_H
-#define GBVP_SIM_CONTROL_INTERNAL_H
+// Inside the control socket: the server state shared by ctl_server.c (sockets, lines,
+// events, waits) and ctl_commands.c (the commands).
+#ifndef GBVP_CTL_CTL_INTERNAL_H
+#define GBVP_CTL_CTL_INTERNAL_H
 
 #include <json-glib/json-glib.h>
 
@@ -25,26 +25,36 @@ typedef struct ctl_client {
     char *out;       /* replies and events not yet written */
     size_t out_len, out_cap;
     unsigned events; /* CTL_EV_* subscribed */
+    /* a `wait` being served: answered when the target's time reaches `until`; the client's
+     * next requests wait behind it */
+    bool waiting;
+    sim_time until;
+    JsonNode *wait_id;
 } ctl_client;
+
+#define CTL_SLOTS_MAX 32u
 
 typedef struct ctl_slot_seen {
     bool occupied, active;
 } ctl_slot_seen;
 
-struct sim_control {
-    sim_control_backend b;
+struct sim_ctl {
+    const sim_target *t;
     char *path;
     int listen_fd;
-    ctl_client clients[SIM_CONTROL_MAX_CLIENTS];
-    ctl_slot_seen seen[GB_SVC_SLOTS_MAX];
+    ctl_client clients[SIM_CTL_MAX_CLIENTS];
+    ctl_slot_seen seen[CTL_SLOTS_MAX];
     bool link_up;
 };
 
-/* Handles one request from `cl` (NULL: no connection, subscriptions refused). Returns the
- * reply as a new string without newline, NULL when out of memory. */
-char *ctl_handle(sim_control *c, ctl_client *cl, const char *line, size_t len);
+/* Handles one request from `cl` (NULL: no connection: no subscriptions, waits done at
+ * once). Returns the reply as a new string without newline, NULL when out of memory, or
+ * the empty string "" when the reply is deferred (a wait: ctl_server.c answers it). */
+char *ctl_handle(sim_ctl *c, ctl_client *cl, const char *line, size_t len);
+/* The reply to a wait that is over: {"id":..,"ok":true}. */
+char *ctl_wait_done(JsonNode *id);
 /* Sends an event object (built by the caller, consumed) to clients subscribed to `kind`. */
-void ctl_broadcast(sim_control *c, unsigned kind, JsonNode *event);
+void ctl_broadcast(sim_ctl *c, unsigned kind, JsonNode *event);
 /* Names for the subscribe command; 0 for an unknown name. */
 unsigned ctl_event_bit(const char *name);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The control socket's transport: a non-blocking Unix listener (mode 0600), up to
-// SIM_CONTROL_MAX_CLIENTS clients with line buffers, replies and events queued per client,
-// and the state watcher that turns slot, interface and AP-link changes into events.
+// SIM_CTL_MAX_CLIENTS clients with line buffers, replies and events queued per client, the
+// waits being served, and the state watcher that turns slot, interface and AP-link changes
+// into events.
 #include "gbvp/ctl/ctl_internal.h"
 
 #include <errno.h>
@@ -18,6 +19,8 @@ static void client_close(ctl_client *cl)
 {
     if (cl->fd >= 0)
         close(cl->fd);
+    if (cl->wait_id)
+        json_node_unref(cl->wait_id);
     free(cl->in);
     free(cl->out);
     memset(cl, 0, sizeof *cl);
@@ -25,11 +28,11 @@ static void client_close(ctl_client *cl)
 }
 
 /* Queues a line (adds the newline). A client that lets more than
- * SIM_CONTROL_MAX_PENDING bytes pile up is dropped. */
+ * SIM_CTL_MAX_PENDING bytes pile up is dropped. */
 static void client_queue(ctl_client *cl, const char *s)
 {
     size_t n = strlen(s);
-    if (cl->out_len + n + 1 > SIM_CONTROL_MAX_PENDING) {
+    if (cl->out_len + n + 1 > SIM_CTL_MAX_PENDING) {
         client_close(cl);
         return;
     }
@@ -65,8 +68,9 @@ static void client_flush(ctl_client *cl)
     }
 }
 
-sim_control *sim_control_new(const char *path, const sim_control_backend *b, char *err,
-                             size_t errlen)
+static void watch_init(sim_ctl *c);
+
+sim_ctl *sim_ctl_new(const char *path, const sim_target *t, char *err, size_t errlen)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     if (!path || !*path || strlen(path) >= sizeof sa.sun_path) {
@@ -74,18 +78,18 @@ sim_control *sim_control_new(const char *path, const sim_control_backend *b, cha
                  path ? path : "", sizeof sa.sun_path - 1);
         return NULL;
     }
-    if (!b || !b->svc || !b->insert || !b->remove) {
-        snprintf(err, errlen, "control backend lacks a required operation");
+    if (!t || !t->ops) {
+        snprintf(err, errlen, "no target to serve");
         return NULL;
     }
-    sim_control *c = calloc(1, sizeof *c);
+    sim_ctl *c = calloc(1, sizeof *c);
     if (!c || !(c->path = strdup(path))) {
         free(c);
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    c->b = *b;
-    for (unsigned i = 0; i < SIM_CONTROL_MAX_CLIENTS; i++)
+    c->t = t;
+    for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++)
         c->clients[i].fd = -1;
     memcpy(sa.sun_path, path, strlen(path));
     struct stat st;
@@ -115,14 +119,7 @@ sim_control *sim_control_new(const char *path, const sim_control_backend *b, cha
         unlink(path);
         goto fail;
     }
-    gb_svc *svc = c->b.svc(c->b.ctx);
-    c->link_up = gb_svc_handshake_done(svc);
-    for (unsigned s = 0; s < gb_svc_num_slots(svc) && s < GB_SVC_SLOTS_MAX; s++) {
-        gb_svc_intf_info in;
-        gb_svc_get_intf(svc, gb_svc_slot_intf_id(svc, s), &in);
-        c->seen[s].occupied = in.present;
-        c->seen[s].active = in.present && in.active;
-    }
+    watch_init(c);
     return c;
 fail:
     if (c->listen_fd > 0)
@@ -132,43 +129,29 @@ fail:
     return NULL;
 }
 
-void sim_control_free(sim_control *c)
+void sim_ctl_free(sim_ctl *c)
 {
     if (!c)
         return;
-    for (unsigned i = 0; i < SIM_CONTROL_MAX_CLIENTS; i++)
+    for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++)
         if (c->clients[i].fd >= 0) {
             client_flush(&c->clients[i]);
             client_close(&c->clients[i]);
         }
     close(c->listen_fd);
     unlink(c->path);
-    if (c->b.free_ctx)
-        c->b.free_ctx(c->b.ctx);
     free(c->path);
     free(c);
 }
 
-size_t sim_control_pollfds(const sim_control *c, struct pollfd *fds, size_t cap)
-{
-    size_t n = 0;
-    if (n < cap)
-        fds[n++] = (struct pollfd){ .fd = c->listen_fd, .events = POLLIN };
-    for (unsigned i = 0; i < SIM_CONTROL_MAX_CLIENTS && n < cap; i++)
-        if (c->clients[i].fd >= 0)
-            fds[n++] = (struct pollfd){ .fd = c->clients[i].fd,
-                                        .events = POLLIN | (c->clients[i].out_len ? POLLOUT : 0) };
-    return n;
-}
-
-static void accept_clients(sim_control *c)
+static void accept_clients(sim_ctl *c)
 {
     for (;;) {
         int fd = accept4(c->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return;
         ctl_client *cl = NULL;
-        for (unsigned i = 0; i < SIM_CONTROL_MAX_CLIENTS && !cl; i++)
+        for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS && !cl; i++)
             if (c->clients[i].fd < 0)
                 cl = &c->clients[i];
         if (!cl) {
@@ -182,7 +165,7 @@ static void accept_clients(sim_control *c)
     }
 }
 
-static void client_line(sim_control *c, ctl_client *cl, const char *line, size_t len)
+static void client_line(sim_ctl *c, ctl_client *cl, const char *line, size_t len)
 {
     if (len && line[len - 1] == '\r')
         len--;
@@ -193,14 +176,44 @@ static void client_line(sim_control *c, ctl_client *cl, const char *line, size_t
         client_close(cl);
         return;
     }
-    client_queue(cl, reply);
+    if (*reply) /* "": a wait, answered when it is over */
+        client_queue(cl, reply);
     g_free(reply);
 }
 
-static void client_read(sim_control *c, ctl_client *cl)
+static const char too_long[] = "{\"ok\":false,\"error\":\"request line longer than 65536 bytes\"}";
+
+/* Handles the complete lines waiting in the client's input, up to one that starts a wait:
+ * the lines behind it are handled when it is over, in order. */
+static void client_lines(sim_ctl *c, ctl_client *cl)
+{
+    size_t start = 0;
+    while (cl->fd >= 0 && !cl->waiting) {
+        char *nl = memchr(cl->in + start, '\n', cl->in_len - start);
+        if (!nl)
+            break;
+        size_t n = (size_t)(nl - (cl->in + start));
+        if (n > SIM_CTL_MAX_LINE)
+            client_queue(cl, too_long);
+        else
+            client_line(c, cl, cl->in + start, n);
+        start += n + 1;
+    }
+    if (cl->fd < 0)
+        return;
+    memmove(cl->in, cl->in + start, cl->in_len - start);
+    cl->in_len -= start;
+    if (cl->in_len > SIM_CTL_MAX_LINE && !memchr(cl->in, '\n', cl->in_len)) {
+        client_queue(cl, too_long);
+        cl->in_len = 0;
+        cl->discarding = true; /* up to the next newline */
+    }
+}
+
+static void client_read(sim_ctl *c, ctl_client *cl)
 {
     char buf[8192];
-    for (;;) {
+    while (cl->fd >= 0 && !cl->waiting) {
         ssize_t r = recv(cl->fd, buf, sizeof buf, MSG_DONTWAIT);
         if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
             client_close(cl);
@@ -209,63 +222,53 @@ static void client_read(sim_control *c, ctl_client *cl)
         if (r < 0)
             return;
         size_t start = 0;
-        for (size_t i = 0; i < (size_t)r && cl->fd >= 0; i++) {
-            if (buf[i] != '\n')
+        if (cl->discarding) {
+            char *nl = memchr(buf, '\n', (size_t)r);
+            if (!nl)
                 continue;
-            if (cl->discarding) {
-                cl->discarding = false;
-            } else if (cl->in_len) {
-                size_t n = i - start;
-                if (cl->in_len + n > SIM_CONTROL_MAX_LINE) {
-                    client_queue(cl, "{\"ok\":false,\"error\":\"request line longer than 65536 bytes\"}");
-                } else {
-                    char *l = realloc(cl->in, cl->in_len + n + 1);
-                    if (!l) {
-                        client_close(cl);
-                        return;
-                    }
-                    memcpy(l + cl->in_len, buf + start, n);
-                    cl->in = l;
-                    client_line(c, cl, cl->in, cl->in_len + n);
-                }
-                if (cl->fd >= 0)
-                    cl->in_len = 0;
-            } else if (i - start > SIM_CONTROL_MAX_LINE) {
-                client_queue(cl, "{\"ok\":false,\"error\":\"request line longer than 65536 bytes\"}");
-            } else {
-                client_line(c, cl, buf + start, i - start);
-            }
-            start = i + 1;
+            start = (size_t)(nl - buf) + 1;
+            cl->discarding = false;
         }
-        if (cl->fd < 0)
-            return;
-        size_t rest = (size_t)r - start;
-        if (!rest || cl->discarding)
-            continue;
-        if (cl->in_len + rest > SIM_CONTROL_MAX_LINE) {
-            client_queue(cl, "{\"ok\":false,\"error\":\"request line longer than 65536 bytes\"}");
-            cl->in_len = 0;
-            cl->discarding = true;
-            continue;
-        }
-        char *l = realloc(cl->in, cl->in_len + rest + 1);
-        if (!l) {
+        size_t n = (size_t)r - start;
+        char *in = realloc(cl->in, cl->in_len + n + 1);
+        if (!in) {
             client_close(cl);
             return;
         }
-        memcpy(l + cl->in_len, buf + start, rest);
-        cl->in = l;
-        cl->in_len += rest;
+        memcpy(in + cl->in_len, buf + start, n);
+        cl->in = in;
+        cl->in_len += n;
+        client_lines(c, cl);
     }
 }
 
-void ctl_broadcast(sim_control *c, unsigned kind, JsonNode *event)
+/* Answers the waits whose time has come and goes on with what their clients sent since. */
+static void finish_waits(sim_ctl *c)
+{
+    sim_time now = c->t->ops->now(c->t->ctx);
+    for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++) {
+        ctl_client *cl = &c->clients[i];
+        if (cl->fd < 0 || !cl->waiting || now < cl->until)
+            continue;
+        char *reply = ctl_wait_done(cl->wait_id);
+        if (cl->wait_id)
+            json_node_unref(cl->wait_id);
+        cl->wait_id = NULL;
+        cl->waiting = false;
+        if (reply)
+            client_queue(cl, reply);
+        g_free(reply);
+        client_lines(c, cl);
+    }
+}
+
+void ctl_broadcast(sim_ctl *c, unsigned kind, JsonNode *event)
 {
     char *s = json_to_string(event, FALSE);
     json_node_unref(event);
     if (!s)
         return;
-    for (unsigned i = 0; i < SIM_CONTROL_MAX_CLIENTS; i++) {
+    for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++) {
         ctl_client *cl = &c->clients[i];
         if (cl->fd >= 0 && (cl->events & kind)) {
             client_queue(cl, s);
@@ -292,13 +295,41 @@ static JsonNode *event_end(JsonBuilder *b)
     return n;
 }
 
-/* Slots, interfaces and the AP link compared with the last look. */
-static void watch_state(sim_control *c)
+/* What the watcher compares with: the slots and the AP's SVC connection as they are. */
+static void watch_look(sim_ctl *c, unsigned s, bool *occupied, bool *active, char *name,
+                       size_t len)
 {
-    gb_svc *svc = c->b.svc(c->b.ctx);
-    gb_slots *slots = c->b.slots ? c->b.slots(c->b.ctx) : NULL;
+    const sim_target *t = c->t;
+    sim_target_intf v;
+    t->ops->intf(t->ctx, t->ops->slot_intf_id(t->ctx, s), &v);
+    *occupied = t->ops->module_name(t->ctx, s, name, len);
+    *active = *occupied && v.active;
+}
+
+static unsigned watched_slots(const sim_ctl *c)
+{
+    unsigned n = c->t->ops->num_slots(c->t->ctx);
+    return n < CTL_SLOTS_MAX ? n : CTL_SLOTS_MAX;
+}
+
+static void watch_init(sim_ctl *c)
+{
+    sim_target_stats st;
+    c->t->ops->stats(c->t->ctx, &st);
+    c->link_up = st.handshake_done;
+    for (unsigned s = 0; s < watched_slots(c); s++) {
+        char name[64];
+        watch_look(c, s, &c->seen[s].occupied, &c->seen[s].active, name, sizeof name);
+    }
+}
+
+/* Slots, interfaces and the AP link compared with the last look. */
+static void watch_state(sim_ctl *c)
+{
     JsonBuilder *b;
-    bool up = gb_svc_handshake_done(svc);
+    sim_target_stats st;
+    c->t->ops->stats(c->t->ctx, &st);
+    bool up = st.handshake_done;
     if (up != c->link_up) {
         c->link_up = up;
         event_new("link_state", &b);
@@ -306,11 +337,11 @@ static void watch_state(sim_control *c)
         json_builder_add_string_value(b, up ? "up" : "down");
         ctl_broadcast(c, CTL_EV_LINK, event_end(b));
     }
-    for (unsigned s = 0; s < gb_svc_num_slots(svc) && s < GB_SVC_SLOTS_MAX; s++) {
-        uint8_t id = gb_svc_slot_intf_id(svc, s);
-        gb_svc_intf_info in;
-        gb_svc_get_intf(svc, id, &in);
-        bool occ = in.present, act = in.present && in.active;
+    for (unsigned s = 0; s < watched_slots(c); s++) {
+        uint8_t id = c->t->ops->slot_intf_id(c->t->ctx, s);
+        bool occ, act;
+        char name[64];
+        watch_look(c, s, &occ, &act, name, sizeof name);
         ctl_slot_seen *seen = &c->seen[s];
         if (occ != seen->occupied) {
             event_new(occ ? "module_inserted" : "module_removed", &b);
@@ -318,8 +349,7 @@ static void watch_state(sim_control *c)
             json_builder_add_int_value(b, s);
             json_builder_set_member_name(b, "interface");
             json_builder_add_int_value(b, id);
-            const char *name = occ && slots ? gb_slots_module_name(slots, s) : NULL;
-            if (name) {
+            if (occ) {
                 json_builder_set_member_name(b, "module");
                 json_builder_add_string_value(b, name);
             }
@@ -338,18 +368,78 @@ static void watch_state(sim_control *c)
     }
 }
 
-void sim_control_service(sim_control *c)
+void sim_ctl_service(sim_ctl *c)
 {
     accept_clients(c);
-    for (unsigned i = 0; i < SIM_CONTROL_MAX_CLIENTS; i++)
+    for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++)
         if (c->clients[i].fd >= 0)
             client_read(c, &c->clients[i]);
+    finish_waits(c);
     watch_state(c);
-    for (unsigned i = 0; i < SIM_CONTROL_MAX_CLIENTS; i++)
+    for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++)
         client_flush(&c->clients[i]);
 }
 
-void sim_control_assertion(sim_control *c, bool ok, const char *name)
+static size_t source_pollfds(void *ctx, struct pollfd *fds, size_t cap)
+{
+    sim_ctl *c = ctx;
+    size_t n = 0;
+    if (n < cap)
+        fds[n++] = (struct pollfd){ .fd = c->listen_fd, .events = POLLIN };
+    for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS && n < cap; i++) {
+        const ctl_client *cl = &c->clients[i];
+        if (cl->fd >= 0)
+            fds[n++] = (struct pollfd){ .fd = cl->fd,
+                                        .events = (short)((cl->waiting ? 0 : POLLIN) |
+                                                          (cl->out_len ? POLLOUT : 0)) };
+    }
+    return n;
+}
+
+/* Only what poll() found ready: no accept4() or recv() on a quiet descriptor. */
+static void source_ready(void *ctx, const struct pollfd *fds, size_t n)
+{
+    sim_ctl *c = ctx;
+    for (size_t k = 0; k < n; k++) {
+        if (!fds[k].revents)
+            continue;
+        if (fds[k].fd == c->listen_fd) {
+            accept_clients(c);
+            continue;
+        }
+        for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++)
+            if (c->clients[i].fd == fds[k].fd) {
+                client_read(c, &c->clients[i]);
+                break;
+            }
+    }
+    finish_waits(c);
+    watch_state(c);
+    for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++)
+        client_flush(&c->clients[i]);
+}
+
+/* A wait is due when the target's clock (the wall clock, for a realtime target) gets to
+ * it. */
+static sim_time source_idle_for(void *ctx)
+{
+    sim_ctl *c = ctx;
+    sim_time now = c->t->ops->now(c->t->ctx), wait = SIM_TIME_MAX;
+    for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++) {
+        const ctl_client *cl = &c->clients[i];
+        if (cl->fd >= 0 && cl->waiting)
+            wait = cl->until <= now ? 0 : cl->until - now < wait ? cl->until - now : wait;
+    }
+    return wait;
+}
+
+sim_loop_source sim_ctl_source(sim_ctl *c)
+{
+    return (sim_loop_source){ .pollfds = source_pollfds, .ready = source_ready,
+                              .idle_for = source_idle_for, .ctx = c };
+}
+
+void sim_ctl_assertion(sim_ctl *c, bool ok, const char *name)
 {
     JsonBuilder *b;
     event_new("assertion", &b);
@@ -360,7 +450,7 @@ void sim_control_assertion(sim_control *c, bool ok, const char *name)
     ctl_broadcast(c, CTL_EV_ASSERTION, event_end(b));
 }
 
-void sim_control_log(sim_control *c, const char *text)
+void sim_ctl_log(sim_ctl *c, const char *text)
 {
     JsonBuilder *b;
     event_new("log", &b);
@@ -369,7 +459,7 @@ void sim_control_log(sim_control *c, const char *text)
     ctl_broadcast(c, CTL_EV_LOG, event_end(b));
 }
 
-char *sim_control_handle_line(sim_control *c, const char *line, size_t len)
+char *sim_ctl_handle_line(sim_ctl *c, const char *line, size_t len)
 {
     char *r = ctl_handle(c, NULL, line, len);
     if (!r)

@@ -173,12 +173,11 @@ static void open_sandbox(lua_State *L)
     }
 }
 
-sim_scenario *sim_scenario_new(const sim_scenario_config *cfg, const sim_scenario_target *t,
-                               char *err, size_t errlen)
+sim_scenario *sim_scenario_new(const sim_scenario_config *cfg, const sim_target *t, char *err,
+                               size_t errlen)
 {
-    if (!t || !t->svc || !t->settle || !t->advance || !t->now || !t->intf ||
-        (!t->slots && (!t->insert || !t->remove || !t->module_name))) {
-        snprintf(err, errlen, "scenario target lacks a required operation");
+    if (!t || !t->ops) {
+        snprintf(err, errlen, "no scenario target");
         return NULL;
     }
     sim_scenario *sc = calloc(1, sizeof *sc);
@@ -206,8 +205,8 @@ void sim_scenario_free(sim_scenario *sc)
 {
     if (!sc)
         return;
-    if (sc->t.ap_step_hook)
-        sc->t.ap_step_hook(sc->t.ctx, NULL, NULL);
+    if (sc->t.features & SIM_TARGET_TEST_AP)
+        sc->t.ops->ap_step_hook(sc->t.ctx, NULL, NULL);
     lua_close(sc->L);
     for (size_t i = 0; i < sc->nchecks; i++) {
         free(sc->checks[i].name);

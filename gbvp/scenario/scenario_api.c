@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The `gbvp` table scenarios call (docs/scenarios.md): modules in slots, simulated time and
-// conditions, the AP's view of interfaces, backends (GPIO, battery, HID, UART, I2C), the
-// guest agent, checks, statistics and the seeded generator. Every argument is checked; a
-// bad one raises an error naming the script line.
+// conditions, the AP's view of interfaces, the modules' backends (gbvp.cmd and the typed
+// commands of gbvp/target/typed.h), links and faults, the guest, checks, statistics and the
+// seeded generator. Everything goes through the target (gbvp/target/target.h), so a script
+// runs alike on every target that has what it uses. Every argument is checked; a bad one
+// raises an error naming the script line.
 #include "gbvp/scenario/scenario_internal.h"
 
 #include <errno.h>
@@ -12,14 +14,8 @@
 #include <strings.h>
 
 #include "gbvp/agent/agent_client.h"
-#include "gbvp/fields.h"
-#include "gbvp/slot_backend.h"
-#include "virtual-modules/gpio.h"
-#include "virtual-modules/hid.h"
-#include "virtual-modules/i2c.h"
-#include "virtual-modules/power_supply.h"
-#include "virtual-modules/uart.h"
-#include "virtual-modules/vm_module.h"
+#include "gbvp/target/fields.h"
+#include "gbvp/target/typed.h"
 
 #define MAX_WAIT_MS (24.0 * 3600 * 1000)
 
@@ -44,11 +40,11 @@ static void notice_activations(sim_scenario *sc)
 {
     if (!sc->cfg.event)
         return;
-    gb_svc *svc = sc->t.svc(sc->t.ctx);
-    for (unsigned s = 0; s < gb_svc_num_slots(svc); s++) {
-        uint8_t id = gb_svc_slot_intf_id(svc, s);
-        sim_scenario_intf v;
-        sc->t.intf(sc->t.ctx, id, &v);
+    unsigned n = sc->t.ops->num_slots(sc->t.ctx);
+    for (unsigned s = 0; s < n; s++) {
+        uint8_t id = sc->t.ops->slot_intf_id(sc->t.ctx, s);
+        sim_target_intf v;
+        sc->t.ops->intf(sc->t.ctx, id, &v);
         bool was = sc->active_seen[id / 64] >> (id % 64) & 1;
         if (v.active && !was)
             sc_emit(sc, SIM_SCENARIO_EV_ACTIVATED, id, NULL);
@@ -75,7 +71,7 @@ static void after_run(lua_State *L, sim_scenario *sc)
 
 static void settle(lua_State *L, sim_scenario *sc)
 {
-    sc->t.settle(sc->t.ctx);
+    sc->t.ops->settle(sc->t.ctx);
     after_run(L, sc);
 }
 
@@ -83,7 +79,7 @@ static unsigned check_slot(lua_State *L, int arg)
 {
     sim_scenario *sc = SC(L);
     lua_Integer slot = luaL_checkinteger(L, arg);
-    unsigned n = gb_svc_num_slots(sc->t.svc(sc->t.ctx));
+    unsigned n = sc->t.ops->num_slots(sc->t.ctx);
     if (slot < 0 || slot >= (lua_Integer)n)
         sc_error(L, "slot %d does not exist (the frame has slots 0..%u)", (int)slot, n - 1);
     return (unsigned)slot;
@@ -99,33 +95,8 @@ static uint8_t check_intf_id(lua_State *L, int arg)
 
 /* ---- modules ---- */
 
-static vm_module *load_module(sim_scenario *sc, const char *spec, char *err, size_t errlen)
-{
-    const char *slash = strrchr(spec, '/');
-    size_t sl = strlen(spec);
-    bool is_file = slash || (sl > 5 && !strcmp(spec + sl - 5, ".mnfs"));
-    if (!is_file)
-        return vm_module_load(sc->cfg.catalog_dir, spec, err, errlen);
-    char dir[512], name[256];
-    const char *base = slash ? slash + 1 : spec;
-    size_t dl = slash ? (size_t)(slash - spec) : 1;
-    size_t bl = strlen(base);
-    if (bl > 5 && !strcmp(base + bl - 5, ".mnfs"))
-        bl -= 5;
-    if (dl >= sizeof dir || bl == 0 || bl >= sizeof name) {
-        snprintf(err, errlen, "'%s' is not a usable module path", spec);
-        return NULL;
-    }
-    memcpy(dir, slash ? spec : ".", dl);
-    dir[dl] = 0;
-    if (slash && dl == 0)
-        snprintf(dir, sizeof dir, "/");
-    memcpy(name, base, bl);
-    name[bl] = 0;
-    return vm_module_load(dir, name, err, errlen);
-}
-
-/* gbvp.insert(slot, module [, {settle=false}]) -> interface id */
+/* gbvp.insert(slot, module [, {settle=false}]) -> interface id; module is a catalog name
+ * or a path to a .mnfs file */
 static int l_insert(lua_State *L)
 {
     sim_scenario *sc = SC(L);
@@ -139,23 +110,12 @@ static int l_insert(lua_State *L)
         lua_pop(L, 1);
     }
     char err[320] = "";
-    int rc;
-    if (sc->t.insert) {
-        rc = sc->t.insert(sc->t.ctx, slot, spec, err, sizeof err);
-    } else {
-        vm_module *m = load_module(sc, spec, err, sizeof err);
-        if (!m)
-            return sc_error(L, "gbvp.insert: %s", err);
-        rc = gb_slots_insert(sc->t.slots(sc->t.ctx), slot, m, sc->t.now(sc->t.ctx), err,
-                             sizeof err);
-        vm_module_free(m);
-    }
-    if (rc)
+    if (sc->t.ops->insert(sc->t.ctx, slot, spec, err, sizeof err))
         return sc_error(L, "gbvp.insert(%d, '%s'): %s", (int)slot, spec, err);
     sc_emit(sc, SIM_SCENARIO_EV_INSERTED, slot, spec);
     if (do_settle)
         settle(L, sc);
-    lua_pushinteger(L, gb_svc_slot_intf_id(sc->t.svc(sc->t.ctx), slot));
+    lua_pushinteger(L, sc->t.ops->slot_intf_id(sc->t.ctx, slot));
     return 1;
 }
 
@@ -164,10 +124,12 @@ static int l_remove(lua_State *L)
 {
     sim_scenario *sc = SC(L);
     unsigned slot = check_slot(L, 1);
-    int rc = sc->t.remove ? sc->t.remove(sc->t.ctx, slot)
-                          : gb_slots_remove(sc->t.slots(sc->t.ctx), slot, sc->t.now(sc->t.ctx));
+    char err[256];
+    int rc = sc->t.ops->remove(sc->t.ctx, slot, err, sizeof err);
     if (rc == -ENOENT)
         return sc_error(L, "gbvp.remove(%d): the slot is empty", (int)slot);
+    if (rc)
+        return sc_error(L, "gbvp.remove(%d): %s", (int)slot, err);
     sc_emit(sc, SIM_SCENARIO_EV_REMOVED, slot, NULL);
     settle(L, sc);
     return 0;
@@ -178,10 +140,9 @@ static int l_module(lua_State *L)
 {
     sim_scenario *sc = SC(L);
     unsigned slot = check_slot(L, 1);
-    const char *n = sc->t.module_name ? sc->t.module_name(sc->t.ctx, slot)
-                                      : gb_slots_module_name(sc->t.slots(sc->t.ctx), slot);
-    if (n)
-        lua_pushstring(L, n);
+    char name[128];
+    if (sc->t.ops->module_name(sc->t.ctx, slot, name, sizeof name))
+        lua_pushstring(L, name);
     else
         lua_pushnil(L);
     return 1;
@@ -192,7 +153,7 @@ static int l_slot_interface(lua_State *L)
 {
     sim_scenario *sc = SC(L);
     unsigned slot = check_slot(L, 1);
-    lua_pushinteger(L, gb_svc_slot_intf_id(sc->t.svc(sc->t.ctx), slot));
+    lua_pushinteger(L, sc->t.ops->slot_intf_id(sc->t.ctx, slot));
     return 1;
 }
 
@@ -216,7 +177,7 @@ static int l_wait(lua_State *L)
 {
     sim_scenario *sc = SC(L);
     double ms = check_ms(L, 1, "gbvp.wait");
-    sc->t.advance(sc->t.ctx, ms_to_time(ms));
+    sc->t.ops->advance(sc->t.ctx, ms_to_time(ms));
     after_run(L, sc);
     return 0;
 }
@@ -225,7 +186,7 @@ static int l_wait(lua_State *L)
 static int l_now(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    lua_pushnumber(L, (lua_Number)sc->t.now(sc->t.ctx) / 1e9);
+    lua_pushnumber(L, (lua_Number)sc->t.ops->now(sc->t.ctx) / 1e9);
     return 1;
 }
 
@@ -254,15 +215,46 @@ static int l_wait_for(lua_State *L)
             return sc_error(L, "gbvp.wait_for: condition still false after %.0f ms of "
                               "simulated time", timeout);
         double d = step < timeout - waited ? step : timeout - waited;
-        sc->t.advance(sc->t.ctx, ms_to_time(d));
+        sc->t.ops->advance(sc->t.ctx, ms_to_time(d));
         after_run(L, sc);
         waited += d;
     }
 }
 
+/* ---- named values ---- */
+
+/* The values of a reply into the table on top of the stack. */
+static void set_values(lua_State *L, const vm_reply *r)
+{
+    for (size_t i = 0; i < r->nvalues; i++) {
+        const vm_value *v = &r->values[i];
+        switch (v->kind) {
+        case VM_VALUE_INT:
+            lua_pushinteger(L, (lua_Integer)v->i);
+            break;
+        case VM_VALUE_BOOL:
+            lua_pushboolean(L, v->i != 0);
+            break;
+        case VM_VALUE_TEXT:
+        case VM_VALUE_BYTES:
+            lua_pushlstring(L, (const char *)vm_reply_data(r, v), v->len);
+            break;
+        }
+        lua_setfield(L, -2, v->name);
+    }
+}
+
+/* A new table of the reply's values; returns 1 (the table). */
+static int push_values(lua_State *L, const vm_reply *r)
+{
+    lua_createtable(L, 0, (int)r->nvalues);
+    set_values(L, r);
+    return 1;
+}
+
 /* ---- the AP's view ---- */
 
-static const char *intf_state_name(const sim_scenario_intf *v)
+static const char *intf_state_name(const sim_target_intf *v)
 {
     if (!v->known)
         return "absent";
@@ -277,364 +269,127 @@ static const char *intf_state_name(const sim_scenario_intf *v)
 static int l_interface_state(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    sim_scenario_intf v;
-    sc->t.intf(sc->t.ctx, check_intf_id(L, 1), &v);
+    sim_target_intf v;
+    sc->t.ops->intf(sc->t.ctx, check_intf_id(L, 1), &v);
     lua_pushstring(L, intf_state_name(&v));
     return 1;
 }
 
-static void set_bool(lua_State *L, const char *k, bool v)
-{
-    lua_pushboolean(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void set_int(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void set_field(void *L, const char *k, sim_field_kind kind, int64_t v)
-{
-    if (kind == SIM_FIELD_BOOL)
-        set_bool(L, k, v != 0);
-    else
-        set_int(L, k, (lua_Integer)v);
-}
-
-/* The fields of `set` read from `obj` (gbvp/fields.h) into the table on top. */
-static void set_fields(lua_State *L, const sim_fields *set, const void *obj)
-{
-    sim_fields_each(set, obj, set_field, L);
-}
-
-/* A new table with the fields of `set` read from `obj`; returns 1 (the table). */
-static int push_fields(lua_State *L, const sim_fields *set, const void *obj)
-{
-    lua_createtable(L, 0, (int)sim_fields_count(set));
-    set_fields(L, set, obj);
-    return 1;
-}
-
-/* gbvp.interface(id) -> { state, known, active, enabled, suspended, device_id, ... } */
+/* gbvp.interface(id) -> { state, known, active, enabled, suspended, device_id, bundles,
+ * bound_bundles, connections, present, powered, activations } */
 static int l_interface(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    sim_scenario_intf v;
-    uint8_t id = check_intf_id(L, 1);
-    sc->t.intf(sc->t.ctx, id, &v);
-    lua_createtable(L, 0, 10);
-    lua_pushstring(L, intf_state_name(&v));
-    lua_setfield(L, -2, "state");
-    set_fields(L, &sim_fields_scenario_intf, &v);
-    gb_svc_intf_info in;
-    if (gb_svc_get_intf(sc->t.svc(sc->t.ctx), id, &in)) {
-        set_bool(L, "present", in.present);
-        set_bool(L, "powered", in.vsys);
-        set_int(L, "activations", in.activations);
-    }
-    return 1;
+    sim_target_intf v;
+    sc->t.ops->intf(sc->t.ctx, check_intf_id(L, 1), &v);
+    vm_reply r;
+    vm_reply_clear(&r);
+    vm_reply_text(&r, "state", intf_state_name(&v));
+    sim_fields_put(&sim_fields_intf, &v, &r);
+    return push_values(L, &r);
 }
 
 /* ---- backends ---- */
 
-/* The first backend of a kind among the interfaces of the module in the slot given as
- * argument 1; `what` names it in errors. */
-static void *backend(lua_State *L, sim_backend_kind kind, const char *what)
+/* A typed command's arguments from the Lua stack, at indices first..last. */
+static void typed_args(lua_State *L, const sim_typed_cmd *cmd, int first, int last,
+                       sim_typed_value *v, uint8_t bytes[][2048])
 {
-    sim_scenario *sc = SC(L);
-    unsigned slot = check_slot(L, 1);
-    if (!sc->t.slots)
-        sc_error(L, "target %s does not expose its modules' backends: no %s to drive here",
-                 sc->t.name, what);
-    gb_slots *slots = sc->t.slots(sc->t.ctx);
-    int why;
-    void *b = sim_slot_backend(slots, slot, kind, &why);
-    if (!b && why == -ENOENT)
-        sc_error(L, "slot %d is empty: no %s to drive", (int)slot, what);
-    if (!b)
-        sc_error(L, "the module in slot %d (%s) has no %s", (int)slot,
-                 gb_slots_module_name(slots, slot), what);
-    return b;
-}
-
-static const char *errno_text(int rc)
-{
-    switch (rc) {
-    case -EINVAL: return "invalid argument";
-    case -ENOTCONN: return "the CPort is not connected (the AP has not opened it)";
-    case -EAGAIN: return "the AP has not powered the device on";
-    case -ENODEV: return "no such device";
-    default: return strerror(-rc);
-    }
-}
-
-/* gbvp.gpio_set(slot, line, level) -> true when an IRQ event went to the AP */
-static int l_gpio_set(lua_State *L)
-{
-    sim_scenario *sc = SC(L);
-    vm_gpio *g = backend(L, SIM_BACKEND_GPIO, "GPIO controller");
-    lua_Integer line = luaL_checkinteger(L, 2);
-    luaL_checkany(L, 3);
-    bool level = lua_isboolean(L, 3) ? lua_toboolean(L, 3) : luaL_checkinteger(L, 3) != 0;
-    if (line < 0 || line >= (lua_Integer)vm_gpio_line_count(g))
-        return sc_error(L, "gbvp.gpio_set: line %d does not exist (0..%u)", (int)line,
-                          vm_gpio_line_count(g) - 1);
-    int rc = vm_gpio_set_input(g, (unsigned)line, level);
-    if (rc == -ENOTCONN)
-        return sc_error(L, "gbvp.gpio_set: an interrupt was due on line %d but %s",
-                          (int)line, errno_text(rc));
-    if (rc < 0)
-        return sc_error(L, "gbvp.gpio_set: %s", errno_text(rc));
-    settle(L, sc);
-    lua_pushboolean(L, rc == 1);
-    return 1;
-}
-
-/* gbvp.gpio_get(slot, line) -> { value, output, activated, irq_type, masked } */
-static int l_gpio_get(lua_State *L)
-{
-    vm_gpio *g = backend(L, SIM_BACKEND_GPIO, "GPIO controller");
-    lua_Integer line = luaL_checkinteger(L, 2);
-    vm_gpio_line st;
-    if (line < 0 || line > 0xffff || vm_gpio_get_line(g, (unsigned)line, &st))
-        return sc_error(L, "gbvp.gpio_get: line %d does not exist (0..%u)", (int)line,
-                          vm_gpio_line_count(g) - 1);
-    lua_createtable(L, 0, 6);
-    set_int(L, "value", vm_gpio_get_value(g, (unsigned)line));
-    set_fields(L, &sim_fields_gpio_line, &st);
-    set_bool(L, "input_level", st.in_level);
-    return 1;
-}
-
-/* gbvp.gpio_stats(slot) -> { irq_events, irq_rejected, irq_lost, lines } */
-static int l_gpio_stats(lua_State *L)
-{
-    vm_gpio *g = backend(L, SIM_BACKEND_GPIO, "GPIO controller");
-    vm_gpio_stats st;
-    vm_gpio_get_stats(g, &st);
-    push_fields(L, &sim_fields_gpio_stats, &st);
-    set_int(L, "lines", vm_gpio_line_count(g));
-    return 1;
-}
-
-static uint8_t check_psy_prop(lua_State *L, int arg)
-{
-    if (lua_type(L, arg) == LUA_TNUMBER) {
-        lua_Integer p = luaL_checkinteger(L, arg);
-        if (p < 0 || p > 255)
-            sc_error(L, "property code %d is out of range", (int)p);
-        return (uint8_t)p;
-    }
-    const char *name = luaL_checkstring(L, arg);
-    int p = vm_power_supply_property_by_name(name);
-    if (p < 0)
-        sc_error(L, "'%s' is not a power supply property (e.g. capacity, status, "
-                   "voltage-now)", name);
-    return (uint8_t)p;
-}
-
-/* gbvp.battery_set(slot, property, value [, supply [, notify]]) */
-static int l_battery_set(lua_State *L)
-{
-    sim_scenario *sc = SC(L);
-    vm_power_supply *ps = backend(L, SIM_BACKEND_POWER_SUPPLY, "battery (power supply)");
-    uint8_t prop = check_psy_prop(L, 2);
-    lua_Integer v = luaL_checkinteger(L, 3);
-    lua_Integer psy = luaL_optinteger(L, 4, 0);
-    bool notify = lua_isnoneornil(L, 5) ? true : lua_toboolean(L, 5);
-    if (v < INT32_MIN || v > INT32_MAX)
-        return sc_error(L, "gbvp.battery_set: %lld does not fit 32 bits", (long long)v);
-    if (psy < 0 || psy >= (lua_Integer)vm_power_supply_count(ps))
-        return sc_error(L, "gbvp.battery_set: supply %d does not exist (0..%u)", (int)psy,
-                          vm_power_supply_count(ps) - 1);
-    int rc = vm_power_supply_set(ps, (unsigned)psy, prop, (int32_t)v, notify);
-    if (rc == -EINVAL)
-        return sc_error(L, "gbvp.battery_set: the supply does not report property %d",
-                          (int)prop);
-    settle(L, sc);
-    lua_pushboolean(L, rc == 0);
-    return 1;
-}
-
-/* gbvp.battery_get(slot, property [, supply]) -> value */
-static int l_battery_get(lua_State *L)
-{
-    vm_power_supply *ps = backend(L, SIM_BACKEND_POWER_SUPPLY, "battery (power supply)");
-    uint8_t prop = check_psy_prop(L, 2);
-    lua_Integer psy = luaL_optinteger(L, 3, 0);
-    int32_t v;
-    if (psy < 0 || psy > 255 || vm_power_supply_get(ps, (unsigned)psy, prop, &v))
-        return sc_error(L, "gbvp.battery_get: supply %d has no property %d", (int)psy,
-                          (int)prop);
-    lua_pushinteger(L, v);
-    return 1;
-}
-
-/* gbvp.battery_stats(slot) */
-static int l_battery_stats(lua_State *L)
-{
-    vm_power_supply *ps = backend(L, SIM_BACKEND_POWER_SUPPLY, "battery (power supply)");
-    vm_power_supply_stats st;
-    vm_power_supply_get_stats(ps, &st);
-    return push_fields(L, &sim_fields_power_supply_stats, &st);
-}
-
-/* gbvp.hid_input(slot, report) with report a string or a table of bytes */
-static int l_hid_input(lua_State *L)
-{
-    sim_scenario *sc = SC(L);
-    vm_hid *h = backend(L, SIM_BACKEND_HID, "HID device");
-    uint8_t buf[VM_HID_MAX_REPORT];
-    size_t n = 0;
-    if (lua_istable(L, 2)) {
-        n = (size_t)luaL_len(L, 2);
-        if (n > sizeof buf)
-            return sc_error(L, "gbvp.hid_input: %d bytes, reports have at most %u",
-                              (int)n, VM_HID_MAX_REPORT);
-        for (size_t i = 0; i < n; i++) {
-            lua_geti(L, 2, (lua_Integer)i + 1);
-            lua_Integer b = lua_tointeger(L, -1);
-            if (!lua_isinteger(L, -1) || b < 0 || b > 255)
-                return sc_error(L, "gbvp.hid_input: byte %d is not 0..255", (int)i + 1);
-            buf[i] = (uint8_t)b;
-            lua_pop(L, 1);
+    for (int i = 0; i < SIM_TYPED_ARGS_MAX; i++)
+        v[i] = (sim_typed_value){ 0 };
+    for (int i = 0; i < SIM_TYPED_ARGS_MAX && cmd->args[i].name; i++) {
+        const sim_typed_arg *a = &cmd->args[i];
+        int at = first + i;
+        if (at > last || lua_isnil(L, at)) {
+            if (!a->optional)
+                sc_error(L, "gbvp.%s: argument %d (%s) is missing", cmd->name, at, a->name);
+            continue;
         }
-    } else {
-        const char *s = luaL_checklstring(L, 2, &n);
-        if (n > sizeof buf)
-            return sc_error(L, "gbvp.hid_input: %d bytes, reports have at most %u",
-                              (int)n, VM_HID_MAX_REPORT);
-        memcpy(buf, s, n);
+        v[i].present = true;
+        switch (a->kind) {
+        case SIM_TYPED_LEVEL:
+            if (lua_isboolean(L, at)) {
+                v[i].i = lua_toboolean(L, at);
+                break;
+            }
+            __attribute__((fallthrough)); /* else 0 or 1 */
+        case SIM_TYPED_INT: {
+            lua_Integer n = luaL_checkinteger(L, at);
+            if (n < a->min || n > a->max)
+                sc_error(L, "gbvp.%s: %s %lld is not %lld..%lld", cmd->name, a->name,
+                         (long long)n, (long long)a->min, (long long)a->max);
+            v[i].i = n;
+            break;
+        }
+        case SIM_TYPED_PROPERTY:
+            if (lua_type(L, at) == LUA_TNUMBER) {
+                lua_Integer n = luaL_checkinteger(L, at);
+                if (n < 0 || n > 255)
+                    sc_error(L, "property code %d is out of range", (int)n);
+                v[i].i = n;
+            } else {
+                v[i].text = luaL_checkstring(L, at);
+            }
+            break;
+        case SIM_TYPED_BYTES: {
+            size_t n = 0;
+            if (lua_istable(L, at)) {
+                n = (size_t)luaL_len(L, at);
+                if (n > sizeof bytes[i])
+                    n = sizeof bytes[i] + 1;
+                for (size_t k = 0; k < n && k < sizeof bytes[i]; k++) {
+                    lua_geti(L, at, (lua_Integer)k + 1);
+                    lua_Integer b = lua_tointeger(L, -1);
+                    if (!lua_isinteger(L, -1) || b < 0 || b > 255)
+                        sc_error(L, "gbvp.%s: byte %d of %s is not 0..255", cmd->name,
+                                 (int)k + 1, a->name);
+                    bytes[i][k] = (uint8_t)b;
+                    lua_pop(L, 1);
+                }
+                v[i].bytes = bytes[i];
+            } else {
+                v[i].bytes = (const uint8_t *)luaL_checklstring(L, at, &n);
+            }
+            if (n < (size_t)a->min || n > (size_t)a->max)
+                sc_error(L, "gbvp.%s: %s has %zu bytes, want %lld..%lld", cmd->name, a->name, n,
+                         (long long)a->min, (long long)a->max);
+            v[i].len = n;
+            break;
+        }
+        }
     }
-    int rc = vm_hid_input_report(h, buf, n);
-    if (rc == -EINVAL) {
-        vm_hid_state st;
-        vm_hid_get_state(h, &st);
-        return sc_error(L, "gbvp.hid_input: %d bytes, the device's input report has %d",
-                          (int)n, (int)st.input_size);
-    }
-    if (rc)
-        return sc_error(L, "gbvp.hid_input: report not sent: %s", errno_text(rc));
-    settle(L, sc);
-    return 0;
 }
 
-/* gbvp.hid_state(slot) */
-static int l_hid_state(lua_State *L)
-{
-    vm_hid *h = backend(L, SIM_BACKEND_HID, "HID device");
-    vm_hid_state st;
-    vm_hid_get_state(h, &st);
-    push_fields(L, &sim_fields_hid_state, &st);
-    lua_pushlstring(L, (const char *)st.output, st.output_size);
-    lua_setfield(L, -2, "output");
-    return 1;
-}
-
-/* gbvp.uart_send(slot, data): bytes from the module to the AP */
-static int l_uart_send(lua_State *L)
+/* gbvp.<typed command>(slot, ...): the closure's upvalue is its sim_typed_cmd. */
+static int l_typed(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    vm_uart *u = backend(L, SIM_BACKEND_UART, "UART");
-    size_t n;
-    const char *s = luaL_checklstring(L, 2, &n);
-    if (n == 0)
-        return sc_error(L, "gbvp.uart_send: nothing to send");
-    int rc = vm_uart_inject_rx(u, (const uint8_t *)s, n, 0);
+    const sim_typed_cmd *cmd = lua_touserdata(L, lua_upvalueindex(1));
+    unsigned slot = check_slot(L, 1);
+    sim_typed_value v[SIM_TYPED_ARGS_MAX];
+    int last = lua_gettop(L);
+    /* room for byte lists given as tables, above the arguments; Lua frees it */
+    uint8_t(*bytes)[2048] = lua_newuserdatauv(L, SIM_TYPED_ARGS_MAX * sizeof *bytes, 0);
+    typed_args(L, cmd, 2, last, v, bytes);
+    vm_reply r;
+    int rc = sim_typed_run(&sc->t, cmd, slot, v, &r);
     if (rc)
-        return sc_error(L, "gbvp.uart_send: %s", errno_text(rc));
-    settle(L, sc);
-    return 0;
-}
-
-/* gbvp.uart_read(slot) -> what the AP sent (capture backend) */
-static int l_uart_read(lua_State *L)
-{
-    vm_uart *u = backend(L, SIM_BACKEND_UART, "UART");
-    if (vm_uart_get_backend(u) != VM_UART_CAPTURE)
-        return sc_error(L, "gbvp.uart_read: the UART does not use the capture backend");
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    uint8_t buf[1024];
-    size_t n;
-    while ((n = vm_uart_read_tx(u, buf, sizeof buf)) > 0)
-        luaL_addlstring(&b, (const char *)buf, n);
-    luaL_pushresult(&b);
-    return 1;
-}
-
-/* gbvp.uart_state(slot) */
-static int l_uart_state(lua_State *L)
-{
-    vm_uart *u = backend(L, SIM_BACKEND_UART, "UART");
-    vm_uart_state st;
-    vm_uart_get_state(u, &st);
-    return push_fields(L, &sim_fields_uart_state, &st);
-}
-
-static uint16_t check_i2c_addr(lua_State *L, int arg)
-{
-    lua_Integer a = luaL_checkinteger(L, arg);
-    if (a < 0 || a > 0x3ff)
-        sc_error(L, "I2C address 0x%x is out of range", (unsigned)a);
-    return (uint16_t)a;
-}
-
-/* gbvp.i2c_write(slot, addr, offset, data): EEPROM contents */
-static int l_i2c_write(lua_State *L)
-{
-    vm_i2c *bus = backend(L, SIM_BACKEND_I2C, "I2C bus");
-    uint16_t addr = check_i2c_addr(L, 2);
-    lua_Integer off = luaL_checkinteger(L, 3);
-    size_t n;
-    const char *s = luaL_checklstring(L, 4, &n);
-    if (off < 0 || off > (lua_Integer)VM_I2C_EEPROM_SIZE)
-        return sc_error(L, "gbvp.i2c_write: offset %d is outside the EEPROM", (int)off);
-    int rc = vm_i2c_eeprom_write(bus, addr, (unsigned)off, (const uint8_t *)s, n);
-    if (rc == -ENODEV)
-        return sc_error(L, "gbvp.i2c_write: no EEPROM at address 0x%x", addr);
-    if (rc)
-        return sc_error(L, "gbvp.i2c_write: %d bytes at %d pass the end of the EEPROM",
-                          (int)n, (int)off);
-    return 0;
-}
-
-/* gbvp.i2c_read(slot, addr, offset, len) -> EEPROM contents */
-static int l_i2c_read(lua_State *L)
-{
-    vm_i2c *bus = backend(L, SIM_BACKEND_I2C, "I2C bus");
-    uint16_t addr = check_i2c_addr(L, 2);
-    lua_Integer off = luaL_checkinteger(L, 3), len = luaL_checkinteger(L, 4);
-    uint8_t buf[VM_I2C_EEPROM_SIZE];
-    if (off < 0 || len < 0 || off > (lua_Integer)VM_I2C_EEPROM_SIZE ||
-        len > (lua_Integer)VM_I2C_EEPROM_SIZE - off)
-        return sc_error(L, "gbvp.i2c_read: %d bytes at %d are outside the EEPROM",
-                          (int)len, (int)off);
-    int rc = vm_i2c_eeprom_read(bus, addr, (unsigned)off, buf, (size_t)len);
-    if (rc)
-        return sc_error(L, "gbvp.i2c_read: no EEPROM at address 0x%x", addr);
-    lua_pushlstring(L, (const char *)buf, (size_t)len);
-    return 1;
-}
-
-/* gbvp.i2c_temperature(slot, addr [, millicelsius]) -> millicelsius */
-static int l_i2c_temperature(lua_State *L)
-{
-    vm_i2c *bus = backend(L, SIM_BACKEND_I2C, "I2C bus");
-    uint16_t addr = check_i2c_addr(L, 2);
-    if (!lua_isnoneornil(L, 3)) {
-        lua_Integer mc = luaL_checkinteger(L, 3);
-        if (mc < INT32_MIN || mc > INT32_MAX ||
-            vm_i2c_lm75_set_temperature(bus, addr, (int32_t)mc))
-            return sc_error(L, "gbvp.i2c_temperature: no LM75 at address 0x%x (or a "
-                              "temperature out of range)", addr);
-    }
-    int32_t v;
-    if (vm_i2c_lm75_get_temperature(bus, addr, &v))
-        return sc_error(L, "gbvp.i2c_temperature: no LM75 at address 0x%x", addr);
-    lua_pushinteger(L, v);
+        return sc_error(L, "gbvp.%s: %s", cmd->name, r.text);
+    if (cmd->settle)
+        settle(L, sc);
+    if (!cmd->result)
+        return push_values(L, &r);
+    if (!cmd->result[0])
+        return 0;
+    const vm_value *val = vm_reply_get(&r, cmd->result);
+    if (!val)
+        lua_pushnil(L);
+    else if (val->kind == VM_VALUE_INT)
+        lua_pushinteger(L, (lua_Integer)val->i);
+    else if (val->kind == VM_VALUE_BOOL)
+        lua_pushboolean(L, val->i != 0);
+    else
+        lua_pushlstring(L, (const char *)vm_reply_data(&r, val), val->len);
     return 1;
 }
 
@@ -647,15 +402,13 @@ static int l_cmd(lua_State *L)
     unsigned slot = check_slot(L, 1);
     const char *line = luaL_checkstring(L, 2);
     lua_Integer idx = luaL_optinteger(L, 3, 0);
-    if (!sc->t.command)
-        return sc_error(L, "gbvp.cmd: target %s has no backend commands", sc->t.name);
-    if (idx < 0 || idx >= (lua_Integer)SIM_MAX_INTF_PER_MODULE)
-        return sc_error(L, "gbvp.cmd: interface index %lld is not 0..%u", (long long)idx,
-                        SIM_MAX_INTF_PER_MODULE - 1);
-    char reply[1024];
-    if (sc->t.command(sc->t.ctx, slot, (unsigned)idx, line, reply, sizeof reply))
-        return sc_error(L, "gbvp.cmd(%u, '%s'): %s", slot, line, reply);
-    lua_pushstring(L, reply);
+    if (idx < 0 || idx >= SIM_TARGET_INTERFACES_MAX)
+        return sc_error(L, "gbvp.cmd: interface index %lld is not 0..%d", (long long)idx,
+                        SIM_TARGET_INTERFACES_MAX - 1);
+    vm_reply r;
+    if (sc->t.ops->command(sc->t.ctx, slot, (int)idx, line, &r))
+        return sc_error(L, "gbvp.cmd(%u, '%s'): %s", slot, line, r.text);
+    lua_pushstring(L, r.text);
     settle(L, sc);
     return 1;
 }
@@ -683,15 +436,15 @@ static void check_keys(lua_State *L, int arg, const char *fn, const char *const 
 }
 
 /* The start of gbvp.link, gbvp.fault and gbvp.link_stats (`fn`): the target must model
- * links (`op` is its operation), argument 1 is a slot and, when `keys` is given, argument 2
- * a table with no other keys. Returns the slot. */
-static unsigned link_args(lua_State *L, const void *op, const char *fn, const char *const *keys)
+ * links, argument 1 is a slot and, when `keys` is given, argument 2 a table with no other
+ * keys. Returns the slot. */
+static unsigned link_args(lua_State *L, const char *fn, const char *const *keys)
 {
-    if (!op)
+    if (!(SC(L)->t.features & SIM_TARGET_LINK_MODEL))
         sc_error(L, no_link_model, fn, SC(L)->t.name);
     /* "ap": the AP bridge's own link */
     unsigned slot = lua_type(L, 1) == LUA_TSTRING && !strcmp(lua_tostring(L, 1), "ap")
-                        ? GB_SVC_SLOT_AP : check_slot(L, 1);
+                        ? SIM_TARGET_SLOT_AP : check_slot(L, 1);
     if (keys)
         check_keys(L, 2, fn, keys);
     return slot;
@@ -700,7 +453,7 @@ static unsigned link_args(lua_State *L, const void *op, const char *fn, const ch
 /* The slot as the script wrote it: its number or "ap". */
 static const char *link_slot_name(unsigned slot, char buf[16])
 {
-    if (slot == GB_SVC_SLOT_AP)
+    if (slot == SIM_TARGET_SLOT_AP)
         return "ap";
     snprintf(buf, 16, "%u", slot);
     return buf;
@@ -732,7 +485,7 @@ static int l_link(lua_State *L)
 {
     sim_scenario *sc = SC(L);
     static const char *const keys[] = { "gear", "series", "lanes", "mode", NULL };
-    unsigned slot = link_args(L, (const void *)sc->t.link_set, "gbvp.link", keys);
+    unsigned slot = link_args(L, "gbvp.link", keys);
     char gbuf[32], sbuf[8], lbuf[8], mbuf[8], full[48];
     const char *gear = field_text(L, 2, "gear", gbuf, sizeof gbuf);
     const char *series = field_text(L, 2, "series", sbuf, sizeof sbuf);
@@ -752,7 +505,7 @@ static int l_link(lua_State *L)
     if (!gear && !series && !lanes)
         return sc_error(L, "gbvp.link: nothing to change (give gear, series or lanes)");
     char err[256], name[16];
-    if (sc->t.link_set(sc->t.ctx, slot, gear, series, lanes, err, sizeof err))
+    if (sc->t.ops->link_set(sc->t.ctx, slot, gear, series, lanes, err, sizeof err))
         return sc_error(L, "gbvp.link(%s): %s", link_slot_name(slot, name), err);
     settle(L, sc);
     return 0;
@@ -779,8 +532,8 @@ static int l_fault(lua_State *L)
 {
     sim_scenario *sc = SC(L);
     static const char *const keys[] = { "ber", "drop", "down", "delay", "down_for", NULL };
-    unsigned slot = link_args(L, (const void *)sc->t.link_fault, "gbvp.fault", keys);
-    sim_link_fault f = { 0 };
+    unsigned slot = link_args(L, "gbvp.fault", keys);
+    sw_link_fault f = { 0 };
     f.set_ber = field_number(L, 2, "ber", &f.ber);
     f.set_drop = field_number(L, 2, "drop", &f.drop);
     lua_getfield(L, 2, "down");
@@ -802,7 +555,7 @@ static int l_fault(lua_State *L)
     if (!f.set_ber && !f.set_drop && !f.set_down)
         return sc_error(L, "gbvp.fault: nothing to do (give ber, drop or down)");
     char err[256], name[16];
-    if (sc->t.link_fault(sc->t.ctx, slot, &f, err, sizeof err))
+    if (sc->t.ops->link_fault(sc->t.ctx, slot, &f, err, sizeof err))
         return sc_error(L, "gbvp.fault(%s): %s", link_slot_name(slot, name), err);
     /* no settle: a delay counts from this call, so it can land inside the next request */
     return 0;
@@ -813,41 +566,22 @@ static int l_fault(lua_State *L)
 static int l_link_stats(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    unsigned slot = link_args(L, (const void *)sc->t.link_info, "gbvp.link_stats", NULL);
-    sim_scenario_link li;
+    unsigned slot = link_args(L, "gbvp.link_stats", NULL);
+    sim_target_link li;
     char err[256], name[16];
-    if (sc->t.link_info(sc->t.ctx, slot, &li, err, sizeof err))
+    if (sc->t.ops->link_info(sc->t.ctx, slot, &li, err, sizeof err))
         return sc_error(L, "gbvp.link_stats(%s): %s", link_slot_name(slot, name), err);
-    lua_createtable(L, 0, 10);
-    lua_pushstring(L, li.mode);
-    lua_setfield(L, -2, "mode");
-    lua_pushstring(L, li.state);
-    lua_setfield(L, -2, "state");
+    vm_reply r;
+    vm_reply_clear(&r);
+    vm_reply_text(&r, "mode", li.mode);
+    vm_reply_text(&r, "state", li.state);
+    sim_fields_put(&sim_fields_link, &li, &r);
+    push_values(L, &r);
     lua_pushnumber(L, li.ber);
     lua_setfield(L, -2, "ber");
     lua_pushnumber(L, li.drop);
     lua_setfield(L, -2, "drop");
-    set_fields(L, &sim_fields_link_counters, &li);
     return 1;
-}
-
-/* gbvp.pm_fault(slot, control_type, status): a module answers a control request with an
- * error status (0 clears it) */
-static int l_pm_fault(lua_State *L)
-{
-    sim_scenario *sc = SC(L);
-    unsigned slot = check_slot(L, 1);
-    lua_Integer type = luaL_checkinteger(L, 2), status = luaL_checkinteger(L, 3);
-    if (!sc->t.slots)
-        return sc_error(L, "gbvp.pm_fault: target %s does not expose its modules", sc->t.name);
-    vm_interface *intf = gb_slots_interface(sc->t.slots(sc->t.ctx), slot, 0);
-    if (!intf)
-        return sc_error(L, "gbvp.pm_fault: slot %d is empty", (int)slot);
-    if (type < 0 || type > 255 || status < 0 || status > 255 ||
-        vm_interface_set_pm_status(intf, (uint8_t)type, (uint8_t)status))
-        return sc_error(L, "gbvp.pm_fault: control type 0x%x cannot be made to fail",
-                          (unsigned)type);
-    return 0;
 }
 
 /* gbvp.intf_oops(intf_id, reason): the interface crashes; the SVC reports INTF_OOPS */
@@ -858,11 +592,9 @@ static int l_intf_oops(lua_State *L)
     lua_Integer reason = luaL_optinteger(L, 2, 0);
     if (reason < 0 || reason > 255)
         return sc_error(L, "gbvp.intf_oops: reason %lld is not 0..255", (long long)reason);
-    int rc = gb_svc_intf_oops(sc->t.svc(sc->t.ctx), id, (uint8_t)reason, sc->t.now(sc->t.ctx));
-    if (rc == -ENOENT)
-        return sc_error(L, "gbvp.intf_oops: no interface %d in the frame", id);
-    if (rc == -ENOTCONN)
-        return sc_error(L, "gbvp.intf_oops: the AP has not completed the SVC handshake");
+    char err[256];
+    if (sc->t.ops->intf_oops(sc->t.ctx, id, (uint8_t)reason, err, sizeof err))
+        return sc_error(L, "gbvp.intf_oops: %s", err);
     settle(L, sc);
     return 0;
 }
@@ -873,16 +605,14 @@ static int l_link_mode(lua_State *L)
 {
     sim_scenario *sc = SC(L);
     uint8_t id = check_intf_id(L, 1);
-    gb_svc *svc = sc->t.svc(sc->t.ctx);
-    if (id == gb_svc_ap_intf_id(svc)) {
-        lua_pushinteger(L, gb_svc_ap_link_tx_mode(svc));
+    uint8_t tx, rx;
+    char err[256];
+    if (sc->t.ops->link_mode(sc->t.ctx, id, &tx, &rx, err, sizeof err))
+        return sc_error(L, "gbvp.link_mode: %s", err);
+    lua_pushinteger(L, tx);
+    if (id == 1) /* the AP bridge's interface */
         return 1;
-    }
-    gb_svc_intf_info in;
-    if (!gb_svc_get_intf(sc->t.svc(sc->t.ctx), id, &in))
-        return sc_error(L, "gbvp.link_mode: no interface %d in the frame", id);
-    lua_pushinteger(L, in.tx_mode);
-    lua_pushinteger(L, in.rx_mode);
+    lua_pushinteger(L, rx);
     return 2;
 }
 
@@ -896,15 +626,15 @@ static int l_guest(lua_State *L)
     lua_Integer t = luaL_optinteger(L, 2, 10000);
     if (t <= 0 || t > 3600000)
         return sc_error(L, "gbvp.guest: timeout %d ms is not 1 .. 3600000", (int)t);
-    if (!sc->cfg.agent)
+    if (!(sc->t.features & SIM_TARGET_GUEST))
         return sc_error(L, "gbvp.guest: no guest is attached (target %s runs without "
                           "QEMU); this step needs a guest with its agent", sc->t.name);
     sim_agent_result res = { 0 };
-    int rc = sc->t.guest_run ? sc->t.guest_run(sc->t.ctx, cmd, (int)t, &res)
-                             : sim_agent_run(sc->cfg.agent, cmd, (int)t, &res);
+    char err[512];
+    int rc = sc->t.ops->guest_run(sc->t.ctx, cmd, (int)t, &res, err, sizeof err);
     after_run(L, sc);
     if (rc != SIM_AGENT_OK)
-        return sc_error(L, "gbvp.guest('%s'): %s", cmd, sim_agent_last_error(sc->cfg.agent));
+        return sc_error(L, "gbvp.guest('%s'): %s", cmd, err);
     if (res.kind == SIM_AGENT_TIMED_OUT) {
         sim_agent_result_clear(&res);
         return sc_error(L, "gbvp.guest('%s'): still running after %d ms, killed", cmd,
@@ -1029,34 +759,16 @@ static int l_log(lua_State *L)
 
 /* ---- statistics ---- */
 
+/* gbvp.stats() -> the SVC's and the fabric's counters */
 static int l_stats(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    sim_svc_report rep;
-    sim_svc_report_take(sc->t.svc(sc->t.ctx), &rep);
-    push_fields(L, &sim_fields_svc_counters, &rep);
-    set_fields(L, &sim_fields_svc_state, &rep);
-    return 1;
-}
-
-/* gbvp.interface_stats(slot [, index]) */
-static int l_interface_stats(lua_State *L)
-{
-    sim_scenario *sc = SC(L);
-    unsigned slot = check_slot(L, 1);
-    lua_Integer idx = luaL_optinteger(L, 2, 0);
-    if (!sc->t.slots)
-        return sc_error(L, "gbvp.interface_stats: target %s does not expose its modules",
-                        sc->t.name);
-    vm_interface *intf = idx >= 0 && idx < (lua_Integer)SIM_MAX_INTF_PER_MODULE
-                         ? gb_slots_interface(sc->t.slots(sc->t.ctx), slot, (unsigned)idx)
-                         : NULL;
-    if (!intf)
-        return sc_error(L, "gbvp.interface_stats: no interface %d in slot %d", (int)idx,
-                          (int)slot);
-    vm_interface_stats st;
-    vm_interface_get_stats(intf, &st);
-    return push_fields(L, &sim_fields_interface_stats, &st);
+    sim_target_stats st;
+    sc->t.ops->stats(sc->t.ctx, &st);
+    vm_reply r;
+    vm_reply_clear(&r);
+    sim_fields_put(&sim_fields_stats, &st, &r);
+    return push_values(L, &r);
 }
 
 /* ---- randomness and arguments ---- */
@@ -1118,9 +830,9 @@ static int l_arg(lua_State *L)
 
 /* ---- the test AP's own view (simulator-only targets) ---- */
 
-static void need(lua_State *L, const void *op, const char *fn)
+static void need_test_ap(lua_State *L, const char *fn)
 {
-    if (!op)
+    if (!(SC(L)->t.features & SIM_TARGET_TEST_AP))
         sc_error(L, "%s: target %s has no test AP (this needs the simulator-only target)",
                    fn, SC(L)->t.name);
 }
@@ -1129,7 +841,7 @@ static void need(lua_State *L, const void *op, const char *fn)
 static int l_ap_request(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    need(L, (const void *)sc->t.ap_request, "gbvp.ap_request");
+    need_test_ap(L, "gbvp.ap_request");
     uint8_t intf = check_intf_id(L, 1);
     lua_Integer cport = luaL_checkinteger(L, 2), type = luaL_checkinteger(L, 3);
     size_t n = 0;
@@ -1139,7 +851,7 @@ static int l_ap_request(lua_State *L)
         n > 2040)
         return sc_error(L, "gbvp.ap_request: bad cport, type (1..0x7f) or size");
     uint8_t resp[2040];
-    int rc = sc->t.ap_request(sc->t.ctx, intf, (uint16_t)cport, (uint8_t)type, payload, n,
+    int rc = sc->t.ops->ap_request(sc->t.ctx, intf, (uint16_t)cport, (uint8_t)type, payload, n,
                               resp, (size_t)rlen);
     after_run(L, sc);
     lua_pushinteger(L, rc);
@@ -1150,16 +862,16 @@ static int l_ap_request(lua_State *L)
 static int l_ap_traced(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    need(L, (const void *)sc->t.ap_traced, "gbvp.ap_traced");
-    lua_pushboolean(L, sc->t.ap_traced(sc->t.ctx, luaL_checkstring(L, 1)));
+    need_test_ap(L, "gbvp.ap_traced");
+    lua_pushboolean(L, sc->t.ops->ap_traced(sc->t.ctx, luaL_checkstring(L, 1)));
     return 1;
 }
 
 static int l_ap_trace_clear(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    need(L, (const void *)sc->t.ap_trace_clear, "gbvp.ap_trace_clear");
-    sc->t.ap_trace_clear(sc->t.ctx);
+    need_test_ap(L, "gbvp.ap_trace_clear");
+    sc->t.ops->ap_trace_clear(sc->t.ctx);
     return 0;
 }
 
@@ -1185,7 +897,7 @@ static void step_hook(void *ctx, const char *what)
 static int l_on_ap_step(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    need(L, (const void *)sc->t.ap_step_hook, "gbvp.on_ap_step");
+    need_test_ap(L, "gbvp.on_ap_step");
     if (sc->step_hook_ref != LUA_NOREF) {
         luaL_unref(L, LUA_REGISTRYINDEX, sc->step_hook_ref);
         sc->step_hook_ref = LUA_NOREF;
@@ -1193,7 +905,7 @@ static int l_on_ap_step(lua_State *L)
     free(sc->step_needle);
     sc->step_needle = NULL;
     if (lua_isnoneornil(L, 1)) {
-        sc->t.ap_step_hook(sc->t.ctx, NULL, NULL);
+        sc->t.ops->ap_step_hook(sc->t.ctx, NULL, NULL);
         return 0;
     }
     const char *needle = luaL_checkstring(L, 1);
@@ -1203,7 +915,7 @@ static int l_on_ap_step(lua_State *L)
         return sc_error(L, "out of memory");
     lua_pushvalue(L, 2);
     sc->step_hook_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    sc->t.ap_step_hook(sc->t.ctx, step_hook, sc);
+    sc->t.ops->ap_step_hook(sc->t.ctx, step_hook, sc);
     return 0;
 }
 
@@ -1225,24 +937,9 @@ void sc_api_open(sim_scenario *sc)
         { "wait_for", l_wait_for },
         { "interface_state", l_interface_state },
         { "interface", l_interface },
-        { "gpio_set", l_gpio_set },
-        { "gpio_get", l_gpio_get },
-        { "gpio_stats", l_gpio_stats },
-        { "battery_set", l_battery_set },
-        { "battery_get", l_battery_get },
-        { "battery_stats", l_battery_stats },
-        { "hid_input", l_hid_input },
-        { "hid_state", l_hid_state },
-        { "uart_send", l_uart_send },
-        { "uart_read", l_uart_read },
-        { "uart_state", l_uart_state },
-        { "i2c_write", l_i2c_write },
-        { "i2c_read", l_i2c_read },
-        { "i2c_temperature", l_i2c_temperature },
         { "link", l_link },
         { "fault", l_fault },
         { "link_stats", l_link_stats },
-        { "pm_fault", l_pm_fault },
         { "cmd", l_cmd },
         { "intf_oops", l_intf_oops },
         { "link_mode", l_link_mode },
@@ -1254,7 +951,6 @@ void sc_api_open(sim_scenario *sc)
         { "assert_eq", l_assert_eq },
         { "log", l_log },
         { "stats", l_stats },
-        { "interface_stats", l_interface_stats },
         { "random", l_random },
         { "seed", l_seed },
         { "arg", l_arg },
@@ -1265,22 +961,29 @@ void sc_api_open(sim_scenario *sc)
         { NULL, NULL },
     };
     lua_State *L = sc->L;
+    unsigned f = sc->t.features;
     luaL_newlib(L, fns);
+    /* the typed backend commands: one closure each over its table entry */
+    for (const sim_typed_cmd *c = sim_typed_cmds; c->name; c++) {
+        lua_pushlightuserdata(L, (void *)c);
+        lua_pushcclosure(L, l_typed, 1);
+        lua_setfield(L, -2, c->name);
+    }
     lua_pushstring(L, sc->t.name ? sc->t.name : "unknown");
     lua_setfield(L, -2, "target");
-    lua_pushboolean(L, sc->cfg.agent != NULL);
+    lua_pushboolean(L, (f & SIM_TARGET_GUEST) != 0);
     lua_setfield(L, -2, "has_guest");
     /* What the target offers, so one script can run on several targets. */
-    lua_createtable(L, 0, 4);
-    lua_pushboolean(L, sc->t.slots != NULL);
+    lua_createtable(L, 0, 5);
+    lua_pushboolean(L, true);
     lua_setfield(L, -2, "backends");
-    lua_pushboolean(L, sc->t.command != NULL);
+    lua_pushboolean(L, true);
     lua_setfield(L, -2, "cmd");
-    lua_pushboolean(L, sc->t.ap_traced != NULL && sc->t.ap_request != NULL);
+    lua_pushboolean(L, (f & SIM_TARGET_TEST_AP) != 0);
     lua_setfield(L, -2, "test_ap");
-    lua_pushboolean(L, sc->cfg.agent != NULL);
+    lua_pushboolean(L, (f & SIM_TARGET_GUEST) != 0);
     lua_setfield(L, -2, "guest");
-    lua_pushboolean(L, sc->t.link_set && sc->t.link_fault && sc->t.link_info);
+    lua_pushboolean(L, (f & SIM_TARGET_LINK_MODEL) != 0);
     lua_setfield(L, -2, "link_model");
     lua_setfield(L, -2, "features");
     lua_setglobal(L, "gbvp");

@@ -20,7 +20,7 @@ typedef struct sc_check {
 
 struct sim_scenario {
     sim_scenario_config cfg;
-    sim_scenario_target t;
+    sim_target t;
     lua_State *L;
     FILE *tap;
     sc_check *checks;

@@ -35,10 +35,11 @@ $(eval $(call fuzz_lib,model,gbvp/model/model_topo.c gbvp/model/model_net.c \
 	gbvp/model/model_fast.c))
 $(eval $(call fuzz_lib,gblink,$(GBLINK_SRCS)))
 $(eval $(call fuzz_lib,kernel,$(EVENT_KERNEL_SRCS)))
+$(eval $(call fuzz_lib,sim,$(SIM_SRCS)))
 
 $(eval $(call fuzz_target,fuzz_vm_interface,,$(FUZZ_LIB_vm)))
 $(eval $(call fuzz_target,fuzz_behaviour,,$(FUZZ_LIB_vm)))
-$(eval $(call fuzz_target,fuzz_svc,,$(FUZZ_LIB_switch) $(FUZZ_LIB_vm) $(FUZZ_LIB_unipro) \
+$(eval $(call fuzz_target,fuzz_svc,,$(FUZZ_LIB_sim) $(FUZZ_LIB_switch) $(FUZZ_LIB_vm) $(FUZZ_LIB_unipro) \
 	$(FUZZ_LIB_kernel)))
 $(eval $(call fuzz_target,fuzz_gblink,tests/unit/test_gblink_util.c,$(FUZZ_LIB_gblink)))
 $(eval $(call fuzz_target,fuzz_es2,qemu-hw/es2_proto.c,$(FUZZ_LIB_gblink)))

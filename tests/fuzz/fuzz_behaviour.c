@@ -40,9 +40,9 @@ static void fail(const char *what, const char *err)
     abort();
 }
 
-static void discard(void *ctx, uint16_t cport, const uint8_t *msg, size_t len)
+static void discard(void *ctx, uint16_t cport, const gb_msg *m)
 {
-    (void)ctx, (void)cport, (void)msg, (void)len;
+    (void)ctx, (void)cport, (void)m;
 }
 
 static void apply(const vm_behaviour *b, unsigned intf_index)

@@ -12,69 +12,25 @@
 #include <unistd.h>
 
 #include "gbvp/ctl/ctl_server.h"
-#include "gbvp/scenario/scenario.h"
+#include "gbvp/target/target_local.h"
 #include "tests/unit/unit.h"
-#include "virtual-modules/vm_module.h"
 
 typedef struct rig {
-    sim_scenario_tap *t;
-    const sim_scenario_target *tg;
-    sim_control *c;
+    sim_local *t;
+    sim_ctl *c;
     char path[64];
 } rig;
 
-static gb_svc *a_svc(void *ctx)
-{
-    const sim_scenario_target *t = ((rig *)ctx)->tg;
-    return t->svc(t->ctx);
-}
-
-static gb_slots *a_slots(void *ctx)
-{
-    const sim_scenario_target *t = ((rig *)ctx)->tg;
-    return t->slots(t->ctx);
-}
-
-static int a_insert(void *ctx, unsigned slot, const char *module, char *err, size_t errlen)
-{
-    const sim_scenario_target *t = ((rig *)ctx)->tg;
-    vm_module *m = vm_module_load(NULL, module, err, errlen);
-    if (!m)
-        return -ENOENT;
-    int rc = gb_slots_insert(t->slots(t->ctx), slot, m, t->now(t->ctx), err, errlen);
-    vm_module_free(m);
-    t->settle(t->ctx);
-    return rc;
-}
-
-static int a_remove(void *ctx, unsigned slot, char *err, size_t errlen)
-{
-    const sim_scenario_target *t = ((rig *)ctx)->tg;
-    int rc = gb_slots_remove(t->slots(t->ctx), slot, t->now(t->ctx));
-    if (rc)
-        snprintf(err, errlen, "the slot is empty");
-    t->settle(t->ctx);
-    return rc;
-}
-
-static void a_advance(void *ctx, sim_time dt)
-{
-    const sim_scenario_target *t = ((rig *)ctx)->tg;
-    t->advance(t->ctx, dt);
-}
-
+/* The control socket on the simulator with the test AP. */
 static void rig_up(rig *r)
 {
     memset(r, 0, sizeof *r);
-    r->t = sim_scenario_tap_new(4, NULL, false);
+    char err[320];
+    sim_local_config lc = { .sim = { .num_slots = 4 }, .ap = SIM_LOCAL_TEST_AP };
+    r->t = sim_local_new(&lc, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->t);
-    r->tg = sim_scenario_tap_target(r->t);
     snprintf(r->path, sizeof r->path, "/tmp/gbvp-test-ctl-%d.sock", (int)getpid());
-    sim_control_backend b = { .name = "test-ap", .svc = a_svc, .slots = a_slots,
-                              .insert = a_insert, .remove = a_remove, .advance = a_advance,
-                              .ctx = r };
-    char err[256];
-    r->c = sim_control_new(r->path, &b, err, sizeof err);
+    r->c = sim_ctl_new(r->path, sim_local_target(r->t), err, sizeof err);
     if (!r->c)
         fprintf(stderr, "\n    %s\n", err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->c);
@@ -82,14 +38,14 @@ static void rig_up(rig *r)
 
 static void rig_down(rig *r)
 {
-    sim_control_free(r->c);
-    sim_scenario_tap_free(r->t);
+    sim_ctl_free(r->c);
+    sim_local_free(r->t);
 }
 
 /* The reply to one line, checked to contain `want`. */
 static bool reply_has(rig *r, const char *line, const char *want)
 {
-    char *rep = sim_control_handle_line(r->c, line, strlen(line));
+    char *rep = sim_ctl_handle_line(r->c, line, strlen(line));
     bool ok = rep && strstr(rep, want);
     if (!ok)
         fprintf(stderr, "\n    %s -> %s (wanted %s)\n", line, rep ? rep : "NULL", want);
@@ -159,7 +115,7 @@ static void test_control_refuses_bad_requests_naming_the_problem(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         CU_ASSERT_TRUE(reply_has(&r, cases[i].line, cases[i].want));
     char nul[] = "{\"cmd\":\"ping\"}\0x";
-    char *rep = sim_control_handle_line(r.c, nul, sizeof nul - 1);
+    char *rep = sim_ctl_handle_line(r.c, nul, sizeof nul - 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(rep, "not UTF-8 text"));
     free(rep);
     rig_down(&r);
@@ -180,7 +136,7 @@ static void test_control_survives_random_lines(void)
             line[k] = (seed >> 24) & 1 ? alphabet[(seed >> 8) % (sizeof alphabet - 1)]
                                        : (char)(seed >> 16);
         }
-        char *rep = sim_control_handle_line(r.c, line, n);
+        char *rep = sim_ctl_handle_line(r.c, line, n);
         CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
         CU_ASSERT_PTR_NOT_NULL(strstr(rep, "\"ok\":"));
         free(rep);
@@ -222,7 +178,7 @@ static const char *read_reply(rig *r, conn *c)
             c->have -= n + 1;
             return c->line;
         }
-        sim_control_service(r->c);
+        sim_ctl_service(r->c);
         ssize_t n = recv(c->fd, c->buf + c->have, sizeof c->buf - c->have, MSG_DONTWAIT);
         if (n > 0)
             c->have += (size_t)n;
@@ -254,7 +210,7 @@ static void test_control_socket_is_private_and_sends_events(void)
     /* a request split across two writes */
     const char a[] = "{\"cmd\":\"insert\",\"slot\":2,", b[] = "\"module\":\"vibrator\"}\r\n";
     CU_ASSERT_EQUAL(send(cmd.fd, a, sizeof a - 1, 0), (ssize_t)sizeof a - 1);
-    sim_control_service(r.c);
+    sim_ctl_service(r.c);
     CU_ASSERT_EQUAL(send(cmd.fd, b, sizeof b - 1, 0), (ssize_t)sizeof b - 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &cmd), "\"interface\":4,\"ok\":true"));
     CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &sub),
@@ -262,10 +218,10 @@ static void test_control_socket_is_private_and_sends_events(void)
                                   "\"module\":\"vibrator\"}"));
     CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &sub),
                                   "{\"event\":\"interface_activated\",\"interface\":4,\"slot\":2}"));
-    sim_control_assertion(r.c, false, "a \"quoted\" name");
+    sim_ctl_assertion(r.c, false, "a \"quoted\" name");
     CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &sub),
                                   "{\"event\":\"assertion\",\"ok\":false,\"name\":\"a \\\"quoted\\\" name\"}"));
-    sim_control_log(r.c, "not subscribed");
+    sim_ctl_log(r.c, "not subscribed");
     /* the command client never subscribed: it gets no events */
     CU_ASSERT_STRING_EQUAL(read_reply(&r, &cmd), "");
     close(sub.fd);
@@ -283,7 +239,7 @@ static void test_control_refuses_long_lines_and_surplus_clients(void)
     CU_ASSERT_FATAL(fd >= 0);
     c.fd = fd;
     c.have = 0;
-    size_t big = SIM_CONTROL_MAX_LINE + 100;
+    size_t big = SIM_CTL_MAX_LINE + 100;
     char *line = malloc(big + 1);
     memset(line, ' ', big);
     line[big] = '\n';
@@ -292,7 +248,7 @@ static void test_control_refuses_long_lines_and_surplus_clients(void)
         ssize_t n = send(fd, line + sent, big + 1 - sent, MSG_DONTWAIT);
         if (n > 0)
             sent += (size_t)n;
-        sim_control_service(r.c);
+        sim_ctl_service(r.c);
     }
     free(line);
     CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &c), "longer than 65536"));
@@ -301,15 +257,15 @@ static void test_control_refuses_long_lines_and_surplus_clients(void)
     CU_ASSERT_EQUAL(send(fd, p, sizeof p - 1, 0), (ssize_t)sizeof p - 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &c), "\"pong\":true"));
 
-    int more[SIM_CONTROL_MAX_CLIENTS];
-    for (unsigned i = 0; i < SIM_CONTROL_MAX_CLIENTS; i++)
+    int more[SIM_CTL_MAX_CLIENTS];
+    for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++)
         more[i] = connect_to(r.path);
-    sim_control_service(r.c);
+    sim_ctl_service(r.c);
     /* the last one is over the limit and is told so */
-    extra.fd = more[SIM_CONTROL_MAX_CLIENTS - 1];
+    extra.fd = more[SIM_CTL_MAX_CLIENTS - 1];
     extra.have = 0;
     CU_ASSERT_PTR_NOT_NULL(strstr(read_reply(&r, &extra), "too many control clients"));
-    for (unsigned i = 0; i < SIM_CONTROL_MAX_CLIENTS; i++)
+    for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++)
         close(more[i]);
     close(fd);
     rig_down(&r);
@@ -317,19 +273,23 @@ static void test_control_refuses_long_lines_and_surplus_clients(void)
 
 static void test_control_new_refuses_bad_paths(void)
 {
-    char err[256];
-    sim_control_backend b = { .name = "x", .svc = a_svc, .insert = a_insert, .remove = a_remove };
-    CU_ASSERT_PTR_NULL(sim_control_new("", &b, err, sizeof err));
+    char err[320];
+    sim_local_config lc = { .sim = { .num_slots = 4 }, .ap = SIM_LOCAL_TEST_AP };
+    sim_local *t = sim_local_new(&lc, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    const sim_target *tg = sim_local_target(t);
+    CU_ASSERT_PTR_NULL(sim_ctl_new("", tg, err, sizeof err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "empty or longer"));
-    CU_ASSERT_PTR_NULL(sim_control_new("/nonexistent-dir/x.sock", &b, err, sizeof err));
+    CU_ASSERT_PTR_NULL(sim_ctl_new("/nonexistent-dir/x.sock", tg, err, sizeof err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot listen on /nonexistent-dir/x.sock"));
     char path[] = "/tmp/gbvp-test-ctl-file-XXXXXX";
     int fd = mkstemp(path);
     CU_ASSERT_FATAL(fd >= 0);
     close(fd);
-    CU_ASSERT_PTR_NULL(sim_control_new(path, &b, err, sizeof err));
+    CU_ASSERT_PTR_NULL(sim_ctl_new(path, tg, err, sizeof err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not a socket"));
     unlink(path);
+    sim_local_free(t);
 }
 
 static const unit_test tests[] = {

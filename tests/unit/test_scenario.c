@@ -8,10 +8,11 @@
 #include <unistd.h>
 
 #include "gbvp/scenario/scenario.h"
+#include "gbvp/target/target_local.h"
 #include "tests/unit/unit.h"
 
 typedef struct run {
-    sim_scenario_tap *t;
+    sim_local *t;
     sim_scenario *sc;
     char *tap;
     size_t taplen;
@@ -35,15 +36,16 @@ static void start(run *r, uint64_t seed, unsigned timeout_s, const char *const *
                   size_t nargs)
 {
     memset(r, 0, sizeof *r);
-    r->t = sim_scenario_tap_new(4, NULL, false);
+    char err[320];
+    sim_local_config lc = { .sim = { .num_slots = 4 }, .ap = SIM_LOCAL_TEST_AP };
+    r->t = sim_local_new(&lc, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->t);
     r->f = open_memstream(&r->tap, &r->taplen);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->f);
     sim_scenario_config c = { .seed = seed, .timeout_s = timeout_s, .tap = r->f,
                               .args = args, .nargs = nargs, .event = on_event,
                               .event_ctx = r };
-    char err[128];
-    r->sc = sim_scenario_new(&c, sim_scenario_tap_target(r->t), err, sizeof err);
+    r->sc = sim_scenario_new(&c, sim_local_target(r->t), err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->sc);
 }
 
@@ -57,7 +59,7 @@ static void run_string(run *r, const char *code)
 static void finish(run *r)
 {
     sim_scenario_free(r->sc);
-    sim_scenario_tap_free(r->t);
+    sim_local_free(r->t);
     fclose(r->f);
     free(r->tap);
 }
@@ -221,21 +223,23 @@ static void test_scenario_bad_arguments_name_what_is_wrong(void)
         const char *code, *msg;
     } cases[] = {
         { "gbvp.insert(9, 'sensor')", "slot 9 does not exist (the frame has slots 0..3)" },
-        { "gbvp.insert(0, 'no-such-module')", "gbvp.insert:" },
+        { "gbvp.insert(0, 'no-such-module')",
+          "gbvp.insert(0, 'no-such-module'): virtual-modules/catalog: no catalog entry" },
         { "gbvp.insert(0, 'sensor') gbvp.insert(0, 'battery')", "gbvp.insert(0, 'battery'):" },
         { "gbvp.remove(1)", "gbvp.remove(1): the slot is empty" },
         { "gbvp.gpio_set(0, 1, 1)", "slot 0 is empty: no GPIO controller" },
         { "gbvp.insert(0, 'battery') gbvp.gpio_set(0, 1, 1)", "has no GPIO controller" },
         { "gbvp.insert(0, 'sensor') gbvp.gpio_set(0, 99, 1)", "line 99 does not exist" },
         { "gbvp.insert(0, 'battery') gbvp.battery_set(0, 'colour', 1)",
-          "'colour' is not a power supply property" },
+          "gbvp.battery_set: unknown property 'colour'" },
         { "gbvp.wait(-1)", "gbvp.wait: -1.000000 ms is not a duration" },
         { "gbvp.wait(0/0)", "is not a duration" },
         { "gbvp.interface_state(300)", "interface id 300 is out of range" },
         { "gbvp.insert(0, 'sensor') gbvp.i2c_read(0, 0x48, 0, 1)", "no EEPROM at address 0x48" },
         { "gbvp.insert(0, 'sensor') gbvp.i2c_read(0, 0x50, 250, 10)", "outside the EEPROM" },
         { "gbvp.random(5, 1)", "gbvp.random: interval is empty" },
-        { "gbvp.insert(0, 'keyboard') gbvp.hid_input(0, 'abc')", "the device's input report has 8" },
+        { "gbvp.insert(0, 'keyboard') gbvp.hid_input(0, 'abc')",
+          "gbvp.hid_input: an input report is 8 bytes, not 3" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         run r;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The gbvp-sim scenario target: scripts drive gbvp sim's simulator object with the test AP
-// across a real gblink connection; in guest mode, an AP in another process (standing in
-// for QEMU and its guest) is served by the simulator thread while the script waits.
+// The targets on gbvp sim's simulator object reached over gblink: scripts drive it with the
+// test AP across a real gblink connection (gbvp-sim); in guest mode, an AP in another
+// process (standing in for QEMU and its guest) is served by the one event loop while the
+// script waits; the control socket serves such a simulator, typed commands included.
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,16 +13,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ap-model/ap.h"
+#include "ap-model/ap_gblink.h"
 #include "gblink/gblink.h"
 #include "gbvp/ctl/ctl_server.h"
 #include "gbvp/scenario/scenario.h"
-#include "sim/simulator.h"
-#include "ap-model/ap.h"
-#include "ap-model/ap_gblink.h"
+#include "gbvp/target/target_local.h"
 #include "tests/unit/unit.h"
 
 /* Runs `code`, or the file `code` names when it starts with '@'. */
-static int run_script(const sim_scenario_target *t, const char *code, char *err, size_t len)
+static int run_script(const sim_target *t, const char *code, char *err, size_t len)
 {
     char *out = NULL;
     size_t outlen = 0;
@@ -46,14 +47,15 @@ static int run_script(const sim_scenario_target *t, const char *code, char *err,
 
 static void test_gbvp_target_with_test_ap_runs_hotplug_over_gblink(void)
 {
-    char path[64], err[256];
+    char path[64], err[320];
     snprintf(path, sizeof path, "/tmp/gbvp-test-sg-%d.sock", (int)getpid());
-    sim_scenario_gbvp_config gc = { .link_path = path, .num_slots = 4, .test_ap = true };
-    sim_scenario_gbvp *g = sim_scenario_gbvp_new(&gc, err, sizeof err);
+    sim_local_config lc = { .sim = { .link_path = path, .num_slots = 4 },
+                            .ap = SIM_LOCAL_TEST_AP_GBLINK };
+    sim_local *g = sim_local_new(&lc, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
-    const sim_scenario_target *t = sim_scenario_gbvp_target(g);
+    const sim_target *t = sim_local_target(g);
     CU_ASSERT_EQUAL(run_script(t,
-        "gbvp.check(gbvp.features.test_ap and not gbvp.features.backends, 'features')\n"
+        "gbvp.check(gbvp.features.test_ap and gbvp.features.backends, 'features')\n"
         "for i = 1, 20 do\n"
         "  local slot = gbvp.random(0, 3)\n"
         "  local id = gbvp.insert(slot, i % 2 == 0 and 'sensor' or 'vibrator')\n"
@@ -66,13 +68,18 @@ static void test_gbvp_target_with_test_ap_runs_hotplug_over_gblink(void)
         "gbvp.check(gbvp.stats().pings >= 5, 'the AP pinged the SVC as time passed')\n"
         "gbvp.check_eq(gbvp.stats().connections, 0, 'no connection left')\n",
         err, sizeof err), 0);
-    CU_ASSERT_EQUAL(run_script(t, "gbvp.insert(0, 'battery')\ngbvp.battery_get(0, 'capacity')\n",
-                               err, sizeof err), 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "g.lua:2: target gbvp-sim+test-ap does not expose its "
-                                       "modules' backends"));
+    /* the typed backend commands work here as on every target, and a module can be a
+     * manifest file */
+    CU_ASSERT_EQUAL(run_script(t, "gbvp.insert(0, 'battery')\n"
+                                  "gbvp.battery_set(0, 'capacity', 37)\n"
+                                  "gbvp.assert_eq(gbvp.battery_get(0, 'capacity'), 37, 'cap')\n"
+                                  "gbvp.insert(1, 'virtual-modules/catalog/vibrator.mnfs')\n"
+                                  "gbvp.assert_eq(gbvp.module(1), 'vibrator', 'by path')\n"
+                                  "gbvp.remove(0) gbvp.remove(1)\n",
+                               err, sizeof err), 0);
     CU_ASSERT_EQUAL(run_script(t, "gbvp.insert(1, 'dir/x.mnfs')\n", err, sizeof err), 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "catalog modules by name only"));
-    sim_scenario_gbvp_free(g);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no catalog entry 'x'"));
+    sim_local_free(g);
 }
 
 /* ---- an AP in another process, as QEMU's guest would be ---- */
@@ -172,7 +179,7 @@ static void child_main(const char *path, pid_t parent)
         child_pump(&c);
     tap_transport tr = { .send = child_send, .cport_ctl = child_ctl, .pump = child_pump,
                          .ctx = &c, .wall_clock = true };
-    tap_config tc = { .transport = &tr, .num_slots = 4, .verbose = getenv("V") != NULL };
+    tap_config tc = { .transport = &tr, .verbose = getenv("V") != NULL };
     c.ap = tap_new(&tc);
     if (!c.ap || tap_probe(c.ap)) {
         if (c.ap && getenv("V"))
@@ -193,9 +200,9 @@ typedef struct guest_rig {
     pid_t pid;
 } guest_rig;
 
-static sim_scenario_gbvp *guest_rig_start(guest_rig *r, const char *name, const char *timing)
+static sim_local *guest_rig_start(guest_rig *r, const char *name, sw_timing timing)
 {
-    char err[256];
+    char err[320];
     snprintf(r->path, sizeof r->path, "/tmp/gbvp-test-%s-%d.sock", name, (int)getpid());
     unlink(r->path);
     pid_t parent = getpid();
@@ -203,18 +210,19 @@ static sim_scenario_gbvp *guest_rig_start(guest_rig *r, const char *name, const 
     CU_ASSERT_FATAL(r->pid >= 0);
     if (r->pid == 0)
         child_main(r->path, parent);
-    sim_scenario_gbvp_config gc = { .link_path = r->path, .num_slots = 4, .connect_timeout_s = 5,
-                                    .verbose = getenv("V") != NULL, .timing = timing };
-    sim_scenario_gbvp *g = sim_scenario_gbvp_new(&gc, err, sizeof err);
+    sim_local_config lc = { .sim = { .link_path = r->path, .num_slots = 4, .timing = timing,
+                                     .log_level = getenv("V") ? SW_LOG_DEBUG : SW_LOG_ERROR },
+                            .ap = SIM_LOCAL_GUEST, .connect_timeout_s = 5 };
+    sim_local *g = sim_local_new(&lc, err, sizeof err);
     if (!g)
         fprintf(stderr, "\n    %s\n", err);
     CU_ASSERT_PTR_NOT_NULL(g);
     return g;
 }
 
-static void guest_rig_stop(guest_rig *r, sim_scenario_gbvp *g)
+static void guest_rig_stop(guest_rig *r, sim_local *g)
 {
-    sim_scenario_gbvp_free(g);
+    sim_local_free(g);
     int st = 0;
     if (waitpid(r->pid, &st, WNOHANG) == r->pid)
         fprintf(stderr, "\n    the AP process ended early: status %d\n", WEXITSTATUS(st));
@@ -227,9 +235,9 @@ static void test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits(voi
 {
     char err[256];
     guest_rig rig;
-    sim_scenario_gbvp *g = guest_rig_start(&rig, "sgg", NULL);
+    sim_local *g = guest_rig_start(&rig, "sgg", SW_TIMING_DIRECT);
     if (g) {
-        CU_ASSERT_EQUAL(run_script(sim_scenario_gbvp_target(g),
+        CU_ASSERT_EQUAL(run_script(sim_local_target(g),
             "gbvp.check(not gbvp.features.test_ap, 'no test AP hooks')\n"
             "local id = gbvp.insert(2, 'sensor')\n"
             "gbvp.wait_for(function() return gbvp.interface(id).enabled end, 5000)\n"
@@ -248,20 +256,20 @@ static void test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits(voi
             "@scenarios/gpio_irq_roundtrip.lua",
         };
         for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-            CU_ASSERT_EQUAL(run_script(sim_scenario_gbvp_target(g), files[i], err, sizeof err), 0);
+            CU_ASSERT_EQUAL(run_script(sim_local_target(g), files[i], err, sizeof err), 0);
     }
     guest_rig_stop(&rig, g);
 }
 
 /* Guest mode with the frame-level model: gbvp.fault's delay and down_for are applied by the
- * simulator thread while the script waits (wall-clock milliseconds). */
+ * loop while the script waits (wall-clock milliseconds). */
 static void test_gbvp_target_guest_mode_applies_timed_link_faults(void)
 {
     char err[256];
     guest_rig rig;
-    sim_scenario_gbvp *g = guest_rig_start(&rig, "sgf", "frame");
+    sim_local *g = guest_rig_start(&rig, "sgf", SW_TIMING_FRAME);
     if (g) {
-        CU_ASSERT_EQUAL(run_script(sim_scenario_gbvp_target(g),
+        CU_ASSERT_EQUAL(run_script(sim_local_target(g),
             "gbvp.check(gbvp.features.link_model, 'the link model is on')\n"
             "local id = gbvp.insert(2, 'sensor')\n"
             "gbvp.wait_for(function() return gbvp.interface(id).enabled end, 10000)\n"
@@ -283,18 +291,19 @@ static void test_gbvp_target_guest_mode_applies_timed_link_faults(void)
 
 static void test_gbvp_target_guest_mode_times_out_without_qemu(void)
 {
-    char err[256] = "", path[64];
+    char err[320] = "", path[64];
     snprintf(path, sizeof path, "/tmp/gbvp-test-noqemu-%d.sock", (int)getpid());
-    sim_scenario_gbvp_config gc = { .link_path = path, .connect_timeout_s = 1 };
-    CU_ASSERT_PTR_NULL(sim_scenario_gbvp_new(&gc, err, sizeof err));
+    sim_local_config lc = { .sim = { .link_path = path }, .ap = SIM_LOCAL_GUEST,
+                            .connect_timeout_s = 1 };
+    CU_ASSERT_PTR_NULL(sim_local_new(&lc, err, sizeof err));
     if (!strstr(err, "no AP completed the SVC handshake within 1 s"))
         fprintf(stderr, "\n    %s\n", err);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "no AP completed the SVC handshake within 1 s"));
 }
 
-static bool reply_has(sim_control *c, const char *line, const char *want)
+static bool reply_has(sim_ctl *c, const char *line, const char *want)
 {
-    char *rep = sim_control_handle_line(c, line, strlen(line));
+    char *rep = sim_ctl_handle_line(c, line, strlen(line));
     bool ok = rep && strstr(rep, want);
     if (!ok)
         fprintf(stderr, "\n    %s -> %s (wanted %s)\n", line, rep ? rep : "NULL", want);
@@ -302,24 +311,33 @@ static bool reply_has(sim_control *c, const char *line, const char *want)
     return ok;
 }
 
-static void test_control_on_gbvp_sim_inserts_removes_and_refuses_backends(void)
+/* gbvp sim's setup: a simulator waiting for QEMU, served by the control socket. */
+static void test_control_on_gbvp_sim_inserts_removes_and_drives_backends(void)
 {
-    char link[64], ctl[64], err[256];
+    char link[64], ctl[64], err[320];
     snprintf(link, sizeof link, "/tmp/gbvp-test-cg-%d.sock", (int)getpid());
     snprintf(ctl, sizeof ctl, "/tmp/gbvp-test-cgc-%d.sock", (int)getpid());
-    sim_gbvp_config sc = { .link_path = link, .num_slots = 4, .log_level = GB_SVC_LOG_ERROR };
-    sim_gbvp *s = sim_gbvp_new(&sc, err, sizeof err);
+    sim_local_config lc = { .sim = { .link_path = link, .num_slots = 4,
+                                     .log_level = SW_LOG_ERROR },
+                            .ap = SIM_LOCAL_GUEST };
+    sim_local *s = sim_local_new(&lc, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    sim_time now = 0;
-    sim_control *c = sim_control_new_gbvp(ctl, s, &now, err, sizeof err);
+    sim_ctl *c = sim_ctl_new(ctl, sim_local_target(s), err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"insert\",\"slot\":1,\"module\":\"battery\"}",
                              "{\"interface\":3,\"ok\":true}"));
-    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"status\"}", "\"backend\":\"gbvp sim\""));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"status\"}", "\"target\":\"gbvp-sim+guest\""));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"status\"}", "\"module\":\"battery\""));
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"interface\",\"interface\":3}", "\"present\":true"));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"battery_set\",\"slot\":1,\"property\":\"capacity\","
+                                "\"value\":21}", "\"notified\":false"));
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"battery_get\",\"slot\":1,\"property\":\"capacity\"}",
-                             "not available in gbvp sim"));
-    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"wait\",\"ms\":10}", "runs in real time"));
+                             "\"value\":21"));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"gpio_get\",\"slot\":1,\"line\":0}",
+                             "\"error\":\"the module in slot 1 (battery) has no GPIO controller\""));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"gpio_get\",\"slot\":1,\"line\":0}",
+                             "\"code\":\"ENODEV\""));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"wait\",\"ms\":10}", "\"ok\":true"));
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"cmd\",\"slot\":1,\"line\":\"battery set capacity 33\"}",
                              "\"ok\":true"));
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"cmd\",\"slot\":1,\"line\":\"battery get capacity\"}",
@@ -329,15 +347,15 @@ static void test_control_on_gbvp_sim_inserts_removes_and_refuses_backends(void)
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"cmd\",\"slot\":1,\"line\":\"x\",\"index\":9}",
                              "field 'index' is 9"));
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"insert\",\"slot\":0,\"module\":\"nope\"}",
-                             "no such module in the catalog"));
+                             "no catalog entry 'nope'"));
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"remove\",\"slot\":1}", "\"ok\":true"));
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"remove\",\"slot\":1}", "the slot is empty"));
-    sim_control_free(c);
-    sim_gbvp_free(s);
+    sim_ctl_free(c);
+    sim_local_free(s);
 }
 
 static const unit_test tests[] = {
-    UNIT_TEST(test_control_on_gbvp_sim_inserts_removes_and_refuses_backends),
+    UNIT_TEST(test_control_on_gbvp_sim_inserts_removes_and_drives_backends),
     UNIT_TEST(test_gbvp_target_with_test_ap_runs_hotplug_over_gblink),
     UNIT_TEST(test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits),
     UNIT_TEST(test_gbvp_target_guest_mode_times_out_without_qemu),

@@ -8,29 +8,30 @@
 #include <unistd.h>
 
 #include "gbvp/scenario/scenario.h"
+#include "gbvp/target/target_local.h"
 #include "tests/unit/unit.h"
 
-static sim_scenario_gbvp *start(const char *timing)
+static sim_local *start(sw_timing timing)
 {
-    char path[64], err[256];
+    char path[64], err[320];
     snprintf(path, sizeof path, "/tmp/gbvp-test-sl-%d.sock", (int)getpid());
-    sim_scenario_gbvp_config gc = { .link_path = path, .num_slots = 4, .test_ap = true,
-                                    .timing = timing };
-    sim_scenario_gbvp *g = sim_scenario_gbvp_new(&gc, err, sizeof err);
+    sim_local_config lc = { .sim = { .link_path = path, .num_slots = 4, .timing = timing },
+                            .ap = SIM_LOCAL_TEST_AP_GBLINK };
+    sim_local *g = sim_local_new(&lc, err, sizeof err);
     if (!g)
         fprintf(stderr, "\n    %s\n", err);
     return g;
 }
 
 /* 0 when the script passed; its error or first failure in err. */
-static int run(sim_scenario_gbvp *g, const char *code, char *err, size_t len)
+static int run(sim_local *g, const char *code, char *err, size_t len)
 {
     char *out = NULL;
     size_t outlen = 0;
     FILE *f = open_memstream(&out, &outlen);
     sim_scenario_config c = { .seed = 1, .timeout_s = 120, .tap = f };
     char e[128];
-    sim_scenario *sc = sim_scenario_new(&c, sim_scenario_gbvp_target(g), e, sizeof e);
+    sim_scenario *sc = sim_scenario_new(&c, sim_local_target(g), e, sizeof e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
     int rc = sim_scenario_run_string(sc, "=l.lua", code);
     snprintf(err, len, "%s", sim_scenario_error(sc) ? sim_scenario_error(sc)
@@ -59,14 +60,14 @@ static int run(sim_scenario_gbvp *g, const char *code, char *err, size_t len)
 /* Runs a script on the frame-level timing model; it must pass. */
 static void expect_script_passes(const char *code)
 {
-    sim_scenario_gbvp *g = start("frame");
+    sim_local *g = start(SW_TIMING_FRAME);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     char err[512];
     int rc = run(g, code, err, sizeof err);
     if (rc)
         fprintf(stderr, "\n    %s\n", err);
     CU_ASSERT_EQUAL(rc, 0);
-    sim_scenario_gbvp_free(g);
+    sim_local_free(g);
 }
 
 static void test_bit_errors_during_traffic_deliver_every_message_once_with_replays(void)
@@ -139,7 +140,7 @@ static void test_the_ap_link_can_be_changed_and_broken(void)
         "gbvp.assert_eq(module_transfers(), 50, 'each transfer once')\n");
 }
 
-static void expect_error(sim_scenario_gbvp *g, const char *code, const char *needle)
+static void expect_error(sim_local *g, const char *code, const char *needle)
 {
     char err[512];
     CU_ASSERT_NOT_EQUAL(run(g, code, err, sizeof err), 0);
@@ -150,7 +151,7 @@ static void expect_error(sim_scenario_gbvp *g, const char *code, const char *nee
 
 static void test_bad_link_and_fault_settings_are_named(void)
 {
-    sim_scenario_gbvp *g = start("frame");
+    sim_local *g = start(SW_TIMING_FRAME);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     expect_error(g, "gbvp.link(0, {gear = 2})", "carried no traffic");
     expect_error(g, "gbvp.fault(0, {speed = 1})", "l.lua:1: gbvp.fault: unknown setting 'speed'");
@@ -161,17 +162,17 @@ static void test_bad_link_and_fault_settings_are_named(void)
     expect_error(g, "gbvp.link(1, {mode = 'pwm', gear = 'HS-G1A'})", "not a pwm gear");
     expect_error(g, "gbvp.fault(1, {})", "nothing to do");
     expect_error(g, "gbvp.link('apx', {gear = 2})", "number expected, got string");
-    sim_scenario_gbvp_free(g);
+    sim_local_free(g);
 }
 
 static void test_without_timing_link_and_fault_say_so(void)
 {
-    sim_scenario_gbvp *g = start(NULL);
+    sim_local *g = start(SW_TIMING_DIRECT);
     CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     expect_error(g, "gbvp.assert(not gbvp.features.link_model, 'no model')\n"
                     "gbvp.link(0, {gear = 2})", "has no UniPro link model");
     expect_error(g, "gbvp.fault(0, {ber = 1e-6})", "--timing frame");
-    sim_scenario_gbvp_free(g);
+    sim_local_free(g);
 }
 
 static const unit_test tests[] = {

@@ -1,32 +1,93 @@
 // SPDX-License-Identifier: MIT
-// The SVC, slots and catalog modules driven by the test AP exactly as Linux 6.1 drives them:
-// bring-up, enumeration of every catalog module, removal (also in the middle of
-// enumeration), eject, power_state, runtime PM, and the error paths.
+// The simulator (SVC, switch fabric, slots and catalog modules) driven by the test AP in the
+// same process exactly as Linux 6.1 drives it: bring-up, enumeration of every catalog
+// module, removal (also in the middle of enumeration), eject, power_state, runtime PM, and
+// the error paths.
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "greybus/svc_protocol.h"
 #include "ap-model/ap.h"
-#include "tests/unit/unit.h"
+#include "gbvp/target/target_local.h"
 #include "greybus/gb_message.h"
+#include "greybus/svc_protocol.h"
+#include "tests/unit/unit.h"
 #include "virtual-modules/vm_interface.h"
 
+static sim_local *RIG;
 static tap *AP;
 
+/* The simulator with the test AP attached and probed. */
 static tap *ap_up(unsigned slots)
 {
-    tap_config c = { .num_slots = slots };
-    AP = tap_new(&c);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(AP);
-    CU_ASSERT_EQUAL_FATAL(tap_probe(AP), 0);
+    char err[320];
+    sim_local_config c = { .sim = { .num_slots = slots }, .ap = SIM_LOCAL_TEST_AP };
+    RIG = sim_local_new(&c, err, sizeof err);
+    if (!RIG)
+        fprintf(stderr, "\n    %s\n", err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(RIG);
+    AP = sim_local_test_ap(RIG);
     return AP;
 }
 
 static void ap_down(void)
 {
-    tap_free(AP);
+    sim_local_free(RIG);
+    RIG = NULL;
     AP = NULL;
+}
+
+static sim_simulator *SIM(void)
+{
+    return sim_local_simulator(RIG);
+}
+
+static gb_svc *SVC(void)
+{
+    return sim_simulator_svc(SIM());
+}
+
+static sw_fabric *FABRIC(void)
+{
+    return sim_simulator_fabric(SIM());
+}
+
+static size_t connections(void)
+{
+    return sw_conn_count(sw_fabric_connections(FABRIC()));
+}
+
+/* A module into the frame, the AP not told yet (to interleave events with enumeration). */
+static int insert_only(unsigned slot, const char *name)
+{
+    const sim_target *t = sim_local_target(RIG);
+    char err[320];
+    int rc = t->ops->insert(t->ctx, slot, name, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n    insert %s: %s\n", name, err);
+    return rc;
+}
+
+/* A module into the frame, then the AP does what it does about it. */
+static int insert(unsigned slot, const char *name)
+{
+    int rc = insert_only(slot, name);
+    tap_run(AP);
+    return rc;
+}
+
+static int pull(unsigned slot)
+{
+    const sim_target *t = sim_local_target(RIG);
+    char err[320];
+    return t->ops->remove(t->ctx, slot, err, sizeof err);
+}
+
+static int remove_module(unsigned slot)
+{
+    int rc = pull(slot);
+    tap_run(AP);
+    return rc;
 }
 
 static bool traced(const char *needle)
@@ -52,22 +113,22 @@ static bool traced_in_order(const char *const *seq, size_t n)
 static void test_ap_probe_completes_the_handshake_and_reconfigures_the_ap_link(void)
 {
     ap_up(4);
-    CU_ASSERT_TRUE(gb_svc_handshake_done(tap_svc(AP)));
+    CU_ASSERT_TRUE(gb_svc_handshake_done(SVC()));
     const char *seq[] = { "arpc CONNECTED 0", "svc: version 0.1", "svc: hello endo 0x4755 ap_intf_id 1",
                           "svc PWRMON_RAIL_COUNT_GET", "svc PWRMON_RAIL_NAMES_GET",
                           "svc INTF_SET_PWRM 1 -> 0" };
     CU_ASSERT_TRUE(traced_in_order(seq, 6));
     CU_ASSERT_FALSE(traced("power mode change failed"));
-    CU_ASSERT_EQUAL(gb_svc_ap_link_tx_mode(tap_svc(AP)), GB_SVC_UNIPRO_SLOW_AUTO_MODE);
+    CU_ASSERT_EQUAL(gb_svc_ap_link_tx_mode(SVC()), GB_SVC_UNIPRO_SLOW_AUTO_MODE);
     tap_advance(AP, SIM_MS(6100));
-    CU_ASSERT_EQUAL(gb_svc_get_stats(tap_svc(AP)).pings, 3);
+    CU_ASSERT_EQUAL(gb_svc_get_stats(SVC()).pings, 3);
     ap_down();
 }
 
 static void test_ap_enumerates_a_gpio_i2c_module_like_6_1(void)
 {
     ap_up(4);
-    CU_ASSERT_EQUAL(tap_insert(AP, 0, "sensor"), 0);
+    CU_ASSERT_EQUAL(insert(0, "sensor"), 0);
     const char *seq[] = {
         "svc: module inserted 2 (1 interfaces)",
         "svc INTF_VSYS_ENABLE 2 -> 0", "svc INTF_REFCLK_ENABLE 2 -> 0",
@@ -93,7 +154,7 @@ static void test_ap_enumerates_a_gpio_i2c_module_like_6_1(void)
     CU_ASSERT_EQUAL(tap_functional_ok(AP, 0x02), 1);
     CU_ASSERT_EQUAL(tap_functional_ok(AP, 0x03), 1);
     CU_ASSERT_EQUAL(tap_hd_cport(AP, 2, 1), 2);
-    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(tap_svc(AP))), 3);
+    CU_ASSERT_EQUAL(connections(), 3);
     CU_ASSERT_FALSE(traced("-> -")); /* no operation failed */
     ap_down();
 }
@@ -107,7 +168,7 @@ static void test_ap_enumerates_every_catalog_module(void)
                 { "loopback", 0x11 }, { "light", 0x0f }, { "keyboard", 0x05 } };
     ap_up(8);
     for (unsigned i = 0; i < sizeof cat / sizeof cat[0]; i++) {
-        CU_ASSERT_EQUAL(tap_insert(AP, i, cat[i].name), 0);
+        CU_ASSERT_EQUAL(insert(i, cat[i].name), 0);
         tap_intf_state s = tap_interface(AP, (uint8_t)(2 + i));
         CU_ASSERT_TRUE(s.enabled);
         CU_ASSERT_EQUAL(s.bound_bundles, 1);
@@ -122,15 +183,15 @@ static void test_ap_enumerates_every_catalog_module(void)
 static void test_ap_enumerates_both_interfaces_of_a_dual_module(void)
 {
     ap_up(4);
-    CU_ASSERT_EQUAL(tap_insert(AP, 1, "dual"), 0);
+    CU_ASSERT_EQUAL(insert(1, "dual"), 0);
     CU_ASSERT_TRUE(traced("svc: module inserted 3 (2 interfaces)"));
     CU_ASSERT_TRUE(tap_interface(AP, 3).enabled);
     CU_ASSERT_TRUE(tap_interface(AP, 4).enabled);
     CU_ASSERT_EQUAL(tap_interface(AP, 4).device_id, 3);
     CU_ASSERT_NOT_EQUAL(tap_interface(AP, 3).serial, 0);
     /* the second slot is taken */
-    CU_ASSERT_NOT_EQUAL(tap_insert(AP, 2, "sensor"), 0);
-    CU_ASSERT_EQUAL(tap_remove(AP, 2), 0); /* through any of its slots */
+    CU_ASSERT_NOT_EQUAL(insert(2, "sensor"), 0);
+    CU_ASSERT_EQUAL(remove_module(2), 0); /* through any of its slots */
     CU_ASSERT_FALSE(tap_module_exists(AP, 3));
     ap_down();
 }
@@ -138,9 +199,9 @@ static void test_ap_enumerates_both_interfaces_of_a_dual_module(void)
 static void test_ap_removal_tears_down_without_module_traffic(void)
 {
     ap_up(4);
-    tap_insert(AP, 0, "sensor");
+    insert(0, "sensor");
     tap_trace_clear(AP);
-    CU_ASSERT_EQUAL(tap_remove(AP, 0), 0);
+    CU_ASSERT_EQUAL(remove_module(0), 0);
     const char *seq[] = { "svc: module removed 2", "arpc FLUSH", "svc CONN_DESTROY 1 -> 0",
                           "arpc CLEAR", "svc ROUTE_DESTROY 1 -> 0", "svc INTF_SET_PWRM 2 -> 0",
                           "svc INTF_UNIPRO_DISABLE 2 -> 0", "svc INTF_REFCLK_DISABLE 2 -> 0",
@@ -150,10 +211,10 @@ static void test_ap_removal_tears_down_without_module_traffic(void)
     CU_ASSERT_FALSE(traced("ctl 2")); /* no control traffic to a removed module */
     CU_ASSERT_FALSE(traced("BUNDLE_DEACTIVATE"));
     CU_ASSERT_FALSE(traced("-> -"));
-    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(tap_svc(AP))), 0);
-    CU_ASSERT_EQUAL(sw_route_lookup(gb_svc_routes(tap_svc(AP)), 2), -ENOENT);
+    CU_ASSERT_EQUAL(connections(), 0);
+    CU_ASSERT_EQUAL(sw_route_lookup(sw_fabric_routes(FABRIC()), 2), -ENOENT);
     /* a new module in the same slot enumerates again, reusing hd CPorts and device id */
-    CU_ASSERT_EQUAL(tap_insert(AP, 0, "battery"), 0);
+    CU_ASSERT_EQUAL(insert(0, "battery"), 0);
     CU_ASSERT_TRUE(tap_interface(AP, 2).enabled);
     CU_ASSERT_EQUAL(tap_interface(AP, 2).device_id, 2);
     CU_ASSERT_EQUAL(tap_interface(AP, 2).control_hd_cport, 1);
@@ -167,10 +228,11 @@ typedef struct pull_ctx {
 
 static void pull_at(void *ctx, tap *ap, const char *what)
 {
+    (void)ap;
     pull_ctx *p = ctx;
     if (!p->done && strstr(what, p->when)) {
         p->done = true;
-        gb_slots_remove(tap_slots(ap), 0, tap_now(ap));
+        pull(0);
     }
 }
 
@@ -179,22 +241,22 @@ static void removal_during(const char *when, const char *consequence)
     ap_up(4);
     pull_ctx p = { when, false };
     tap_set_step_hook(AP, pull_at, &p);
-    CU_ASSERT_EQUAL(tap_insert(AP, 0, "sensor"), 0);
+    CU_ASSERT_EQUAL(insert(0, "sensor"), 0);
     CU_ASSERT_TRUE(p.done);
     /* the AP finished (or abandoned) enumeration and then processed the removal */
     CU_ASSERT_FALSE(tap_module_exists(AP, 2));
-    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(tap_svc(AP))), 0);
-    CU_ASSERT_EQUAL(sw_route_lookup(gb_svc_routes(tap_svc(AP)), 2), -ENOENT);
+    CU_ASSERT_EQUAL(connections(), 0);
+    CU_ASSERT_EQUAL(sw_route_lookup(sw_fabric_routes(FABRIC()), 2), -ENOENT);
     CU_ASSERT_TRUE(traced("svc: module removed 2"));
     if (!traced(consequence))
         fprintf(stderr, "\n    removal at '%s': no '%s' in the trace\n", when, consequence);
     CU_ASSERT_TRUE(traced(consequence));
     gb_svc_intf_info info;
-    gb_svc_get_intf(tap_svc(AP), 2, &info);
+    gb_svc_get_intf(SVC(), 2, &info);
     CU_ASSERT_FALSE(info.present);
     /* the frame works again afterwards */
     tap_set_step_hook(AP, NULL, NULL);
-    CU_ASSERT_EQUAL(tap_insert(AP, 0, "sensor"), 0);
+    CU_ASSERT_EQUAL(insert(0, "sensor"), 0);
     CU_ASSERT_TRUE(tap_interface(AP, 2).enabled);
     CU_ASSERT_EQUAL(tap_functional_ok(AP, 0x02), 1);
     ap_down();
@@ -228,9 +290,9 @@ static void test_ap_removal_during_class_probe(void)
 static void test_ap_insert_and_remove_before_ap_runs_is_invisible(void)
 {
     ap_up(4);
-    CU_ASSERT_EQUAL(tap_insert_only(AP, 0, "sensor"), 0); /* MODULE_INSERTED goes out */
-    CU_ASSERT_EQUAL(tap_insert_only(AP, 1, "battery"), 0); /* queued behind it */
-    CU_ASSERT_EQUAL(gb_slots_remove(tap_slots(AP), 1, tap_now(AP)), 0);
+    CU_ASSERT_EQUAL(insert_only(0, "sensor"), 0); /* MODULE_INSERTED goes out */
+    CU_ASSERT_EQUAL(insert_only(1, "battery"), 0); /* queued behind it */
+    CU_ASSERT_EQUAL(pull(1), 0);
     tap_run(AP);
     CU_ASSERT_TRUE(tap_interface(AP, 2).enabled);
     CU_ASSERT_FALSE(tap_module_exists(AP, 3));
@@ -242,7 +304,7 @@ static void test_ap_insert_and_remove_before_ap_runs_is_invisible(void)
 static void test_ap_eject_releases_the_module_and_the_svc_reports_removal(void)
 {
     ap_up(4);
-    tap_insert(AP, 0, "sensor");
+    insert(0, "sensor");
     tap_trace_clear(AP);
     CU_ASSERT_EQUAL(tap_eject(AP, 2), 0);
     const char *seq[] = { "ctl 2 DISCONNECTING 1", "cport 2 SHUTDOWN phase 1 -> 0",
@@ -254,8 +316,8 @@ static void test_ap_eject_releases_the_module_and_the_svc_reports_removal(void)
                           "svc: module removed 2", "module 2 removed" };
     CU_ASSERT_TRUE(traced_in_order(seq, sizeof seq / sizeof seq[0]));
     CU_ASSERT_FALSE(traced("-> -"));
-    CU_ASSERT_PTR_NULL(gb_slots_module_name(tap_slots(AP), 0)); /* the slot is free */
-    CU_ASSERT_EQUAL(tap_insert(AP, 0, "vibrator"), 0);
+    CU_ASSERT_PTR_NULL(sim_simulator_module_name(SIM(), 0)); /* the slot is free */
+    CU_ASSERT_EQUAL(insert(0, "vibrator"), 0);
     CU_ASSERT_TRUE(tap_interface(AP, 2).enabled);
     ap_down();
 }
@@ -263,11 +325,11 @@ static void test_ap_eject_releases_the_module_and_the_svc_reports_removal(void)
 static void test_ap_power_state_off_and_on_reactivates_without_dme_rereads(void)
 {
     ap_up(4);
-    tap_insert(AP, 0, "sensor");
+    insert(0, "sensor");
     CU_ASSERT_EQUAL(tap_power_state(AP, 2, false), 0);
     CU_ASSERT_FALSE(tap_interface(AP, 2).active);
     gb_svc_intf_info info;
-    gb_svc_get_intf(tap_svc(AP), 2, &info);
+    gb_svc_get_intf(SVC(), 2, &info);
     CU_ASSERT_FALSE(info.vsys);
     tap_trace_clear(AP);
     CU_ASSERT_EQUAL(tap_power_state(AP, 2, true), 0);
@@ -284,8 +346,8 @@ static void test_ap_power_state_off_and_on_reactivates_without_dme_rereads(void)
 static void test_ap_runtime_pm_suspends_and_resumes_keeping_module_state(void)
 {
     ap_up(4);
-    tap_insert(AP, 0, "sensor");
-    vm_interface *vi = gb_slots_interface(tap_slots(AP), 0, 0);
+    insert(0, "sensor");
+    vm_interface *vi = sim_simulator_interface(SIM(), 0, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(vi);
     tap_trace_clear(AP);
     CU_ASSERT_EQUAL(tap_runtime_suspend_all(AP, 2), 0);
@@ -296,11 +358,11 @@ static void test_ap_runtime_pm_suspends_and_resumes_keeping_module_state(void)
                           "svc INTF_REFCLK_DISABLE 2 -> 0" };
     CU_ASSERT_TRUE(traced_in_order(seq, sizeof seq / sizeof seq[0]));
     gb_svc_intf_info info;
-    gb_svc_get_intf(tap_svc(AP), 2, &info);
+    gb_svc_get_intf(SVC(), 2, &info);
     CU_ASSERT_TRUE(info.hibernated);
     CU_ASSERT_FALSE(info.refclk);
     CU_ASSERT_TRUE(info.vsys);
-    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(tap_svc(AP))), 0);
+    CU_ASSERT_EQUAL(connections(), 0);
     CU_ASSERT_FALSE(vm_interface_is_active(vi)); /* its link is hibernated */
     tap_trace_clear(AP);
     CU_ASSERT_EQUAL(tap_bundle_resume(AP, 2, 1), 0);
@@ -312,8 +374,8 @@ static void test_ap_runtime_pm_suspends_and_resumes_keeping_module_state(void)
     CU_ASSERT_EQUAL(tap_interface(AP, 2).control_hd_cport, 1); /* same hd CPorts */
     CU_ASSERT_EQUAL(tap_hd_cport(AP, 2, 1), 2);
     CU_ASSERT_EQUAL(tap_functional(AP, 2, 1), 0);
-    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(tap_svc(AP))), 3);
-    gb_svc_get_intf(tap_svc(AP), 2, &info);
+    CU_ASSERT_EQUAL(connections(), 3);
+    gb_svc_get_intf(SVC(), 2, &info);
     CU_ASSERT_EQUAL(info.activations, 1); /* resumed, never re-activated (rebooted) */
     CU_ASSERT_EQUAL(info.resumes, 1);
     CU_ASSERT_TRUE(vm_interface_is_active(vi));
@@ -323,11 +385,11 @@ static void test_ap_runtime_pm_suspends_and_resumes_keeping_module_state(void)
 static void test_ap_removal_while_suspended_fails_resume_fast(void)
 {
     ap_up(4);
-    tap_insert(AP, 0, "sensor");
+    insert(0, "sensor");
     CU_ASSERT_EQUAL(tap_runtime_suspend_all(AP, 2), 0);
     sim_time before = tap_now(AP);
     tap_trace_clear(AP);
-    CU_ASSERT_EQUAL(tap_remove(AP, 0), 0);
+    CU_ASSERT_EQUAL(remove_module(0), 0);
     /* the resume the AP attempts first fails at once: REFCLK cannot be enabled */
     CU_ASSERT_TRUE(traced("svc INTF_REFCLK_ENABLE 2 result_code 2"));
     CU_ASSERT_FALSE(traced("svc INTF_RESUME"));
@@ -339,15 +401,15 @@ static void test_ap_removal_while_suspended_fails_resume_fast(void)
 static void test_ap_requests_on_closed_connections_get_no_answer(void)
 {
     ap_up(4);
-    tap_insert(AP, 0, "sensor");
+    insert(0, "sensor");
     CU_ASSERT_EQUAL(tap_bundle_suspend(AP, 2, 1), 0);
     /* the AP side refuses locally, like gb_operation_request_send */
     CU_ASSERT_EQUAL(tap_functional(AP, 2, 1), -ENOTCONN);
     /* bytes sent anyway on the closed hd CPort are dropped by the data path */
-    uint64_t dropped = gb_svc_get_stats(tap_svc(AP)).dropped;
+    uint64_t dropped = sw_fabric_get_stats(FABRIC()).dropped;
     uint8_t msg[8] = { 8, 0, 9, 0, 0x02, 0, 0, 0 };
     tap_send_raw(AP, 2, msg, sizeof msg);
-    CU_ASSERT_EQUAL(gb_svc_get_stats(tap_svc(AP)).dropped, dropped + 1);
+    CU_ASSERT_EQUAL(sw_fabric_get_stats(FABRIC()).dropped, dropped + 1);
     /* and a request on a connection the module has not connected gets no answer */
     CU_ASSERT_EQUAL(tap_conn_op(AP, 2, 0x02, NULL, 0, NULL, 1), -ENOTCONN);
     ap_down();
@@ -356,7 +418,7 @@ static void test_ap_requests_on_closed_connections_get_no_answer(void)
 static void test_ap_unknown_operation_types_are_answered_with_errors(void)
 {
     ap_up(4);
-    tap_insert(AP, 0, "sensor");
+    insert(0, "sensor");
     uint16_t gpio = tap_hd_cport(AP, 2, 1);
     CU_ASSERT_EQUAL(tap_conn_op(AP, gpio, 0x7e, NULL, 0, NULL, 0), -EPROTONOSUPPORT);
     CU_ASSERT_EQUAL(tap_svc_op(AP, 0x7e, NULL, 0, NULL, 0), -EPROTONOSUPPORT);
@@ -372,7 +434,7 @@ static void test_ap_bad_svc_requests_after_hello_are_rejected_by_the_ap(void)
 {
     ap_up(4);
     /* a second handshake from the SVC would be refused by the AP: check the AP side model */
-    gb_svc_start(tap_svc(AP), tap_now(AP));
+    gb_svc_start(SVC(), sim_simulator_now(SIM()));
     tap_run(AP);
     CU_ASSERT_EQUAL(tap_last_svc_request_result(AP), GB_OP_INVALID);
     CU_ASSERT_TRUE(traced("unexpected request 0x01"));
@@ -382,7 +444,7 @@ static void test_ap_bad_svc_requests_after_hello_are_rejected_by_the_ap(void)
 static void test_ap_mode_switch_gets_the_mailbox_event_and_reenumerates(void)
 {
     ap_up(4);
-    tap_insert(AP, 0, "sensor");
+    insert(0, "sensor");
     tap_trace_clear(AP);
     CU_ASSERT_EQUAL(tap_mode_switch(AP, 2), 0);
     const char *seq[] = { "ctl 2 BUNDLE_DEACTIVATE -> 0", "ctl 2 DISCONNECTING 0 -> 0",
@@ -407,7 +469,7 @@ typedef enum broken_mode { BROKEN_GARBAGE, BROKEN_SIZE_ZERO, BROKEN_VERSION } br
 
 typedef struct broken_intf {
     broken_mode mode;
-    gb_svc *svc;
+    sw_fabric *fabric;
     uint8_t id;
     uint32_t init_status;
 } broken_intf;
@@ -453,11 +515,13 @@ static void br_disconnect(void *self, uint16_t c, sim_time now)
     (void)self, (void)c, (void)now;
 }
 
-static void br_receive(void *self, uint16_t cport, const uint8_t *msg, size_t len, sim_time now)
+/* The broken interface as an endpoint of the fabric: it answers its control CPort. */
+static void br_receive(void *self, uint16_t cport, const gb_msg *m, sim_time now)
 {
+    (void)now;
     broken_intf *b = self;
-    gb_msg_header h;
-    if (gb_msg_header_decode(msg, len, &h) || gb_msg_is_response(h.type) || !h.operation_id)
+    gb_msg_header h = m->h;
+    if (gb_msg_is_response(h.type) || !h.operation_id)
         return;
     uint8_t out[64], p[32];
     size_t plen = 0;
@@ -473,21 +537,26 @@ static void br_receive(void *self, uint16_t cport, const uint8_t *msg, size_t le
         gb_put_le16(p, 300);
         plen = 16;
     }
+    gb_msg r;
     size_t n = gb_msg_build_response(out, sizeof out, &h, 0, p, plen);
-    gb_svc_from_intf(b->svc, b->id, cport, out, n, now);
+    if (!gb_msg_parse(out, n, &r))
+        sw_fabric_send(b->fabric, b->id, cport, &r);
 }
 
 static const gb_svc_intf_ops broken_ops = {
     .intf_type = br_type, .dme_get = br_get, .dme_set = br_set, .power = br_power,
-    .cport_connect = br_connect, .cport_disconnect = br_disconnect, .receive = br_receive,
+    .cport_connect = br_connect, .cport_disconnect = br_disconnect,
 };
 
 static void broken_enable(broken_mode mode, int want, const char *why)
 {
     ap_up(4);
-    broken_intf b = { .mode = mode, .svc = tap_svc(AP), .id = 2 };
+    broken_intf b = { .mode = mode, .fabric = FABRIC(), .id = 2 };
     void *self = &b;
-    CU_ASSERT_EQUAL(gb_svc_insert(tap_svc(AP), 0, 1, "broken", &broken_ops, &self, 0), 0);
+    sw_endpoint ep = { .receive = br_receive, .ctx = &b };
+    CU_ASSERT_EQUAL(sw_fabric_attach(FABRIC(), 2, &ep), 0);
+    CU_ASSERT_EQUAL(gb_svc_insert(SVC(), 0, 1, "broken", &broken_ops, &self,
+                                  sim_simulator_now(SIM())), 0);
     tap_run(AP);
     tap_intf_state s = tap_interface(AP, 2);
     CU_ASSERT_TRUE(s.registered);
@@ -499,8 +568,9 @@ static void broken_enable(broken_mode mode, int want, const char *why)
     const char *seq[] = { "ctl 2 DISCONNECTING 0", "svc CONN_DESTROY 1 -> 0",
                           "svc ROUTE_DESTROY 1 -> 0", "svc INTF_VSYS_DISABLE 2 -> 0" };
     CU_ASSERT_TRUE(traced_in_order(seq, 4));
-    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(tap_svc(AP))), 0);
-    gb_svc_remove(tap_svc(AP), 0, tap_now(AP));
+    CU_ASSERT_EQUAL(connections(), 0);
+    gb_svc_remove(SVC(), 0, sim_simulator_now(SIM()));
+    sw_fabric_detach(FABRIC(), 2);
     tap_run(AP);
     CU_ASSERT_FALSE(tap_module_exists(AP, 2));
     ap_down();

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "gblink/gblink.h"
-#include "sim/network.h"
 #include "sim/simulator.h"
 #include "greybus/svc_protocol.h"
 #include "ap-model/ap.h"
@@ -21,7 +20,7 @@
 #include "greybus/gb_protocols.h"
 
 typedef struct rig {
-    sim_gbvp *sim;
+    sim_simulator *sim;
     gbl_link *client;
     tap *ap;
     sim_time now;
@@ -70,9 +69,9 @@ static bool pump(void *ctx)
     rig *r = ctx;
     sim_time next;
     /* 64 steps of 10 us, longer while messages are still crossing the timed network */
-    for (int i = 0; i < 64 || (i < 200000 && sim_gbvp_next_event(r->sim, &next)); i++) {
+    for (int i = 0; i < 64 || (i < 200000 && sim_simulator_next_event(r->sim, &next)); i++) {
         r->now += SIM_US(10);
-        sim_gbvp_process(r->sim, r->now);
+        sim_simulator_process(r->sim, r->now);
         if (r->ap)
             tap_set_now(r->ap, r->now);
         if (gbl_process(r->client) > 0)
@@ -103,22 +102,22 @@ static void cport_ctl(void *ctx, const char *what, uint16_t cport, uint32_t flag
 static tap_transport transport = { .send = send_msg, .cport_ctl = cport_ctl, .pump = pump };
 
 /* timing: NULL for the functional path, else the timing fields of the config to use */
-static void rig_up_timed(rig *r, const char *insert, const sim_gbvp_config *timing)
+static void rig_up_timed(rig *r, const char *insert, const sim_config *timing)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->path, sizeof r->path, "/tmp/gbvp-test-sim-%d.sock", (int)getpid());
     char err[256];
-    sim_gbvp_config c = { .link_path = r->path, .num_slots = 4, .log_level = GB_SVC_LOG_ERROR };
+    sim_config c = { .link_path = r->path, .num_slots = 4, .log_level = SW_LOG_ERROR };
     if (timing) {
         c.timing = timing->timing;
         c.link = timing->link;
         c.ber = timing->ber;
         c.seed = timing->seed;
     }
-    r->sim = sim_gbvp_new(&c, err, sizeof err);
+    r->sim = sim_simulator_new(&c, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->sim);
     if (insert)
-        CU_ASSERT_EQUAL(sim_gbvp_insert(r->sim, 0, insert, 0), 0);
+        CU_ASSERT_EQUAL(sim_simulator_insert(r->sim, 0, insert, err, sizeof err), 0);
     gbl_callbacks cb = { .record = client_record };
     gbl_config lc = { .name = "test es2" };
     r->client = gbl_client_new(r->path, &lc, &cb, r, err, sizeof err);
@@ -129,7 +128,7 @@ static void rig_up_timed(rig *r, const char *insert, const sim_gbvp_config *timi
     CU_ASSERT_EQUAL_FATAL(gbl_state(r->client), GBL_STATE_UP);
     CU_ASSERT_EQUAL(r->server_cports, 44);
     transport.ctx = r;
-    tap_config tc = { .transport = &transport, .num_slots = 4 };
+    tap_config tc = { .transport = &transport };
     r->ap = tap_new(&tc);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->ap);
 }
@@ -143,7 +142,7 @@ static void rig_down(rig *r)
 {
     tap_free(r->ap);
     gbl_free(r->client);
-    sim_gbvp_free(r->sim);
+    sim_simulator_free(r->sim);
 }
 
 static void test_sim_over_gblink_enumerates_a_module_like_6_1(void)
@@ -159,7 +158,7 @@ static void test_sim_over_gblink_enumerates_a_module_like_6_1(void)
     CU_ASSERT_EQUAL(tap_functional_ok(r.ap, 0x03), 1);
     CU_ASSERT_EQUAL(r.bad_results, 0);
     CU_ASSERT_TRUE(r.results >= 8); /* FLAGS + CONNECTED for SVC, control, GPIO, I2C */
-    CU_ASSERT_TRUE(gb_svc_handshake_done(sim_gbvp_svc(r.sim)));
+    CU_ASSERT_TRUE(gb_svc_handshake_done(sim_simulator_svc(r.sim)));
     CU_ASSERT_EQUAL(tap_trace_find(r.ap, 0, "-> -"), -1);
     rig_down(&r);
 }
@@ -169,28 +168,28 @@ static void test_sim_over_gblink_hotplug_runtime_pm_and_disconnect(void)
     rig r;
     rig_up(&r, NULL);
     CU_ASSERT_EQUAL(tap_probe(r.ap), 0);
-    CU_ASSERT_EQUAL(sim_gbvp_insert(r.sim, 1, "battery", r.now), 0);
+    CU_ASSERT_EQUAL(sim_simulator_insert(r.sim, 1, "battery", NULL, 0), 0);
     tap_run(r.ap);
     CU_ASSERT_TRUE(tap_interface(r.ap, 3).enabled);
     CU_ASSERT_EQUAL(tap_runtime_suspend_all(r.ap, 3), 0);
     CU_ASSERT_EQUAL(tap_bundle_resume(r.ap, 3, 1), 0);
     CU_ASSERT_EQUAL(tap_functional(r.ap, 3, 1), 0);
-    CU_ASSERT_EQUAL(sim_gbvp_remove(r.sim, 1, r.now), 0);
+    CU_ASSERT_EQUAL(sim_simulator_remove(r.sim, 1, NULL, 0), 0);
     tap_run(r.ap);
     CU_ASSERT_FALSE(tap_module_exists(r.ap, 3));
-    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(sim_gbvp_svc(r.sim))), 0);
+    CU_ASSERT_EQUAL(sw_conn_count(sw_fabric_connections(sim_simulator_fabric(r.sim))), 0);
     CU_ASSERT_EQUAL(tap_trace_find(r.ap, 0, "-> -"), -1);
     CU_ASSERT_EQUAL(r.bad_results, 0);
-    CU_ASSERT_EQUAL(sim_gbvp_remove(r.sim, 1, r.now), -ENOENT);
-    CU_ASSERT_NOT_EQUAL(sim_gbvp_insert(r.sim, 0, "no-such-module", r.now), 0);
+    CU_ASSERT_EQUAL(sim_simulator_remove(r.sim, 1, NULL, 0), -ENOENT);
+    CU_ASSERT_NOT_EQUAL(sim_simulator_insert(r.sim, 0, "no-such-module", NULL, 0), 0);
     /* QEMU goes away: the SVC forgets the AP and waits for a new one */
     gbl_free(r.client);
     r.client = NULL;
     for (int i = 0; i < 20; i++)
-        sim_gbvp_process(r.sim, r.now += SIM_MS(1));
-    CU_ASSERT_FALSE(gb_svc_handshake_done(sim_gbvp_svc(r.sim)));
+        sim_simulator_process(r.sim, r.now += SIM_MS(1));
+    CU_ASSERT_FALSE(gb_svc_handshake_done(sim_simulator_svc(r.sim)));
     tap_free(r.ap);
-    sim_gbvp_free(r.sim);
+    sim_simulator_free(r.sim);
 }
 
 static void test_sim_answers_bad_cport_control_with_invalid(void)
@@ -207,14 +206,14 @@ static void test_sim_answers_bad_cport_control_with_invalid(void)
     rig_down(&r);
 }
 
-static void clear_ends_session(const sim_gbvp_config *timing)
+static void clear_ends_session(const sim_config *timing)
 {
     rig r;
     rig_up_timed(&r, "vibrator", timing);
     CU_ASSERT_EQUAL(tap_probe(r.ap), 0);
     tap_run(r.ap);
     CU_ASSERT_TRUE(tap_interface(r.ap, 2).enabled);
-    CU_ASSERT_TRUE(gb_svc_handshake_done(sim_gbvp_svc(r.sim)));
+    CU_ASSERT_TRUE(gb_svc_handshake_done(sim_simulator_svc(r.sim)));
     /* a PING still crossing the network when the session ends must not reach the next */
     uint8_t ping[GB_MSG_HEADER_SIZE];
     gb_msg_build(ping, sizeof ping, 0x4444, GB_SVC_TYPE_PING, 0, NULL, 0);
@@ -222,11 +221,11 @@ static void clear_ends_session(const sim_gbvp_config *timing)
     /* the host driver unbinds: flush, quiesce, clear of the SVC CPort */
     CU_ASSERT_EQUAL(gbl_send_msg(r.client, GBL_T_CPORT_CLEAR, 0, 99, 0, NULL, 0), 0);
     pump(&r);
-    CU_ASSERT_FALSE(gb_svc_handshake_done(sim_gbvp_svc(r.sim)));
-    CU_ASSERT_EQUAL(gb_svc_conn_count(gb_svc_connections(sim_gbvp_svc(r.sim))), 0);
+    CU_ASSERT_FALSE(gb_svc_handshake_done(sim_simulator_svc(r.sim)));
+    CU_ASSERT_EQUAL(sw_conn_count(sw_fabric_connections(sim_simulator_fabric(r.sim))), 0);
     /* a new driver instance connects again and gets a fresh handshake and the module */
     tap_free(r.ap);
-    tap_config tc = { .transport = &transport, .num_slots = 4 };
+    tap_config tc = { .transport = &transport };
     r.ap = tap_new(&tc);
     CU_ASSERT_EQUAL(tap_probe(r.ap), 0);
     tap_run(r.ap);
@@ -244,7 +243,7 @@ static void test_sim_clear_of_hd_cport_0_ends_the_svc_session(void)
 
 static void test_sim_timed_session_end_drops_svc_messages_in_flight(void)
 {
-    sim_gbvp_config t = { .timing = SIM_TIMING_FRAME };
+    sim_config t = { .timing = SW_TIMING_FRAME };
     clear_ends_session(&t);
 }
 
@@ -261,10 +260,10 @@ static sim_time hop_time(const up_phy_cfg *c, size_t len)
 }
 
 /* AP (port 1) -> switch -> interface (port `port`), store-and-forward. */
-static sim_time path_time(sim_net *n, unsigned port, size_t len)
+static sim_time path_time(sw_fabric *n, unsigned port, size_t len)
 {
     up_phy_cfg ap, in;
-    CU_ASSERT_FATAL(sim_net_link_cfg(n, 1, &ap) && sim_net_link_cfg(n, port, &in));
+    CU_ASSERT_FATAL(sw_fabric_link_mode(n, 1, &ap) && sw_fabric_link_mode(n, port, &in));
     return hop_time(&ap, len) + sw_switch_cfg_default().fwd_latency + hop_time(&in, len);
 }
 
@@ -295,12 +294,12 @@ typedef struct round_trips {
     sim_time pwm_g1, hs_g1b; /* the control round trip before and after INTF_SET_PWRM */
 } round_trips;
 
-static round_trips timed_latency(sim_gbvp_timing level)
+static round_trips timed_latency(sw_timing level)
 {
     rig r;
-    sim_gbvp_config t = { .timing = level, .link = up_phy_cfg_startup() };
+    sim_config t = { .timing = level, .link = up_phy_cfg_startup() };
     rig_up_timed(&r, "sensor", &t);
-    sim_net *n = sim_gbvp_net(r.sim);
+    sw_fabric *n = sim_simulator_fabric(r.sim);
     CU_ASSERT_PTR_NOT_NULL_FATAL(n);
     CU_ASSERT_EQUAL(tap_probe(r.ap), 0);
     tap_run(r.ap);
@@ -310,14 +309,14 @@ static round_trips timed_latency(sim_gbvp_timing level)
     /* the AP's own link went to PWM-G2 x1 (6.1's reconfiguration after Hello); the module's
      * link stays at PWM-G1 x1 */
     up_phy_cfg c;
-    CU_ASSERT_TRUE(sim_net_link_cfg(n, 1, &c) && c.mode == UP_PHY_PWM && c.gear == 2);
-    CU_ASSERT_TRUE(sim_net_link_cfg(n, 2, &c) && c.mode == UP_PHY_PWM && c.gear == 1);
+    CU_ASSERT_TRUE(sw_fabric_link_mode(n, 1, &c) && c.mode == UP_PHY_PWM && c.gear == 2);
+    CU_ASSERT_TRUE(sw_fabric_link_mode(n, 2, &c) && c.mode == UP_PHY_PWM && c.gear == 1);
 
-    sim_net_dir_stats up0 = sim_net_get_dir_stats(n, SIM_NET_AP_TO_INTF);
-    sim_net_dir_stats dn0 = sim_net_get_dir_stats(n, SIM_NET_INTF_TO_AP);
+    sw_dir_stats up0 = sw_fabric_dir_stats(n, SW_DIR_AP_TO_INTF);
+    sw_dir_stats dn0 = sw_fabric_dir_stats(n, SW_DIR_INTF_TO_AP);
     sim_time rtt = control_round_trip(&r);
-    sim_net_dir_stats up1 = sim_net_get_dir_stats(n, SIM_NET_AP_TO_INTF);
-    sim_net_dir_stats dn1 = sim_net_get_dir_stats(n, SIM_NET_INTF_TO_AP);
+    sw_dir_stats up1 = sw_fabric_dir_stats(n, SW_DIR_AP_TO_INTF);
+    sw_dir_stats dn1 = sw_fabric_dir_stats(n, SW_DIR_INTF_TO_AP);
     /* what the AP sees is the model's two one-way latencies (gblink carries ns) */
     CU_ASSERT(rtt + 1000 > up1.last_latency + dn1.last_latency &&
               rtt <= up1.last_latency + dn1.last_latency);
@@ -344,23 +343,23 @@ static round_trips timed_latency(sim_gbvp_timing level)
     CU_ASSERT_EQUAL(result, GB_SVC_SETPWRM_PWR_LOCAL);
     for (int i = 0; i < 20; i++)
         pump(&r); /* the power mode change takes modelled time */
-    CU_ASSERT_TRUE(sim_net_link_cfg(n, 2, &c) && c.mode == UP_PHY_HS && c.gear == 1 &&
+    CU_ASSERT_TRUE(sw_fabric_link_mode(n, 2, &c) && c.mode == UP_PHY_HS && c.gear == 1 &&
                    c.lanes == 2 && c.series == 2);
     sim_time rtt2 = control_round_trip(&r);
     CU_ASSERT(rtt2 < rtt);
-    sim_net_dir_stats up2 = sim_net_get_dir_stats(n, SIM_NET_AP_TO_INTF);
+    sw_dir_stats up2 = sw_fabric_dir_stats(n, SW_DIR_AP_TO_INTF);
     CU_ASSERT_EQUAL(up2.last_latency, path_time(n, 2, GB_MSG_HEADER_SIZE));
     CU_ASSERT(up2.last_latency < up1.last_latency);
     /* every message that entered the network came out, once */
-    for (int d = 0; d < SIM_NET_DIRS; d++) {
-        sim_net_dir_stats st = sim_net_get_dir_stats(n, (sim_net_dir)d);
+    for (int d = 0; d < SW_DIRS; d++) {
+        sw_dir_stats st = sw_fabric_dir_stats(n, (sw_dir)d);
         CU_ASSERT_EQUAL(st.sent_msgs, st.delivered_msgs);
         CU_ASSERT_EQUAL(st.sent_bytes, st.delivered_bytes);
     }
-    CU_ASSERT(sim_net_get_dir_stats(n, SIM_NET_AP_TO_SVC).sent_msgs > 10);
+    CU_ASSERT(sw_fabric_dir_stats(n, SW_DIR_AP_TO_SVC).sent_msgs > 10);
     if (getenv("GBVP_TEST_VERBOSE"))
         printf("\n  %s level: round trip %.2f us at PWM-G1 x1, %.2f us at HS-G1B x2 (request "
-               "%.2f -> %.2f us)\n", level == SIM_TIMING_MESSAGE ? "message" : "frame",
+               "%.2f -> %.2f us)\n", level == SW_TIMING_MESSAGE ? "message" : "frame",
                (double)rtt / 1e6, (double)rtt2 / 1e6, (double)up1.last_latency / 1e6,
                (double)up2.last_latency / 1e6);
     CU_ASSERT_EQUAL(tap_trace_find(r.ap, 0, "-> -"), -1);
@@ -370,7 +369,7 @@ static round_trips timed_latency(sim_gbvp_timing level)
 
 static void test_sim_timed_latency_is_the_model_prediction_and_follows_set_pwrm(void)
 {
-    timed_latency(SIM_TIMING_FRAME);
+    timed_latency(SW_TIMING_FRAME);
 }
 
 /* The message level agrees with the frame level on request and response: a receiver
@@ -378,7 +377,7 @@ static void test_sim_timed_latency_is_the_model_prediction_and_follows_set_pwrm(
  * out in front of the response. */
 static void test_sim_message_level_latency_is_the_same_prediction(void)
 {
-    round_trips msg = timed_latency(SIM_TIMING_MESSAGE), frame = timed_latency(SIM_TIMING_FRAME);
+    round_trips msg = timed_latency(SW_TIMING_MESSAGE), frame = timed_latency(SW_TIMING_FRAME);
     double e1 = ((double)msg.pwm_g1 - (double)frame.pwm_g1) / (double)frame.pwm_g1;
     double e2 = ((double)msg.hs_g1b - (double)frame.hs_g1b) / (double)frame.hs_g1b;
     if (getenv("GBVP_TEST_VERBOSE"))
@@ -391,11 +390,11 @@ static void test_sim_message_level_latency_is_the_same_prediction(void)
 static void test_sim_timed_with_bit_errors_delivers_everything_exactly_once(void)
 {
     rig r;
-    sim_gbvp_config t = { .timing = SIM_TIMING_FRAME, .link = up_phy_cfg_startup(),
+    sim_config t = { .timing = SW_TIMING_FRAME, .link = up_phy_cfg_startup(),
                           .ber = 2e-4, .seed = 7 };
     rig_up_timed(&r, "sensor", &t);
-    CU_ASSERT_EQUAL(sim_gbvp_insert(r.sim, 1, "battery", r.now), 0);
-    sim_net *n = sim_gbvp_net(r.sim);
+    CU_ASSERT_EQUAL(sim_simulator_insert(r.sim, 1, "battery", NULL, 0), 0);
+    sw_fabric *n = sim_simulator_fabric(r.sim);
     CU_ASSERT_EQUAL(tap_probe(r.ap), 0);
     tap_run(r.ap);
     CU_ASSERT_TRUE(tap_interface(r.ap, 2).enabled);
@@ -405,17 +404,17 @@ static void test_sim_timed_with_bit_errors_delivers_everything_exactly_once(void
     CU_ASSERT_EQUAL(r.bad_results, 0);
     CU_ASSERT_EQUAL(tap_incoming_dropped(r.ap), 0);
     CU_ASSERT_EQUAL(tap_trace_find(r.ap, 0, "-> -"), -1);
-    CU_ASSERT(sim_net_replays(n) > 0); /* the errors happened and were repaired */
+    CU_ASSERT(sw_fabric_replays(n) > 0); /* the errors happened and were repaired */
     for (int i = 0; i < 200; i++)
         pump(&r); /* let the last acknowledgements settle */
-    for (int d = 0; d < SIM_NET_DIRS; d++) {
-        sim_net_dir_stats st = sim_net_get_dir_stats(n, (sim_net_dir)d);
+    for (int d = 0; d < SW_DIRS; d++) {
+        sw_dir_stats st = sw_fabric_dir_stats(n, (sw_dir)d);
         CU_ASSERT_EQUAL(st.sent_msgs, st.delivered_msgs);
         CU_ASSERT_EQUAL(st.sent_bytes, st.delivered_bytes);
     }
     char path[80];
     snprintf(path, sizeof path, "/tmp/gbvp-test-sim-%d.json", (int)getpid());
-    CU_ASSERT_EQUAL(sim_gbvp_write_stats(r.sim, path), 0);
+    CU_ASSERT_EQUAL(sim_simulator_write_stats(r.sim, path), 0);
     FILE *f = fopen(path, "r");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     char buf[8192];
@@ -428,45 +427,42 @@ static void test_sim_timed_with_bit_errors_delivers_everything_exactly_once(void
     rig_down(&r);
 }
 
-static void test_sim_clock_fast_jumps_to_events_and_realtime_waits_for_them(void)
+static void test_sim_clock_unpaced_jumps_to_events_and_realtime_waits_for_them(void)
 {
     rig r;
-    sim_gbvp_config t = { .timing = SIM_TIMING_FRAME };
+    sim_config t = { .timing = SW_TIMING_FRAME };
     rig_up_timed(&r, NULL, &t);
-    /* nothing pending: both clocks stay, the loop may sleep 100 ms */
-    sim_time now = sim_gbvp_now(r.sim), next;
-    struct timespec ts = sim_gbvp_poll_timeout(r.sim, now);
-    CU_ASSERT_FALSE(sim_gbvp_next_event(r.sim, &next));
-    CU_ASSERT_EQUAL(ts.tv_sec * 1000000000L + ts.tv_nsec, 100000000L);
-    CU_ASSERT_EQUAL(sim_gbvp_clock_now(r.sim, now + SIM_MS(5)), now + SIM_MS(5)); /* realtime */
+    /* nothing pending: both clocks stay, the loop may sleep until input comes */
+    sim_time now = sim_simulator_now(r.sim), next;
+    CU_ASSERT_FALSE(sim_simulator_next_event(r.sim, &next));
+    CU_ASSERT_EQUAL(sim_simulator_idle_for(r.sim, now), SIM_TIME_MAX);
+    CU_ASSERT_EQUAL(sim_simulator_clock_now(r.sim, now + SIM_MS(5)), now + SIM_MS(5)); /* realtime */
     /* the handshake puts the SVC's PROTOCOL_VERSION on the wire: an event is pending */
     CU_ASSERT_EQUAL(gbl_send_msg(r.client, GBL_T_CPORT_CONNECTED, 0, 1, 0, NULL, 0), 0);
-    sim_gbvp_process(r.sim, now);
-    CU_ASSERT_TRUE_FATAL(sim_gbvp_next_event(r.sim, &next));
+    sim_simulator_process(r.sim, now);
+    CU_ASSERT_TRUE_FATAL(sim_simulator_next_event(r.sim, &next));
     CU_ASSERT(next > now);
-    ts = sim_gbvp_poll_timeout(r.sim, now);
-    sim_time wait_ps = (sim_time)(ts.tv_sec * 1000000000L + ts.tv_nsec) * 1000u;
-    CU_ASSERT(wait_ps >= next - now && wait_ps < next - now + 1000);
-    CU_ASSERT_EQUAL(sim_gbvp_clock_now(r.sim, now), now); /* realtime: not before its time */
+    CU_ASSERT_EQUAL(sim_simulator_idle_for(r.sim, now), next - now);
+    CU_ASSERT_EQUAL(sim_simulator_clock_now(r.sim, now), now); /* realtime: not before its time */
     rig_down(&r);
-    /* fast: the clock is the next event's time and the loop does not sleep */
-    sim_gbvp_config c = { .link_path = r.path, .num_slots = 2, .log_level = GB_SVC_LOG_ERROR,
-                          .clock = SIM_CLOCK_FAST, .timing = SIM_TIMING_FRAME };
+    /* unpaced: the clock is the next event's time and the loop does not sleep */
+    sim_config c = { .link_path = r.path, .num_slots = 2, .log_level = SW_LOG_ERROR,
+                          .clock = SIM_CLOCK_UNPACED, .timing = SW_TIMING_FRAME };
     char err[256];
-    sim_gbvp *s = sim_gbvp_new(&c, err, sizeof err);
+    sim_simulator *s = sim_simulator_new(&c, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL(sim_gbvp_clock_now(s, SIM_S(3)), 0); /* the wall clock does not matter */
-    sim_gbvp_free(s);
+    CU_ASSERT_EQUAL(sim_simulator_clock_now(s, SIM_S(3)), 0); /* the wall clock does not matter */
+    sim_simulator_free(s);
     /* the message level does not model bit errors: refused, not ignored */
-    c.timing = SIM_TIMING_MESSAGE;
+    c.timing = SW_TIMING_MESSAGE;
     c.ber = 1e-6;
-    CU_ASSERT_PTR_NULL(sim_gbvp_new(&c, err, sizeof err));
+    CU_ASSERT_PTR_NULL(sim_simulator_new(&c, err, sizeof err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "bit errors"));
     /* bad link settings are refused with a reason */
     up_phy_cfg l = up_phy_cfg_startup();
-    CU_ASSERT_EQUAL(sim_gbvp_parse_link(&l, "HS-G4A", NULL, NULL, err, sizeof err), -EINVAL);
-    CU_ASSERT_EQUAL(sim_gbvp_parse_link(&l, "PWM-G1", NULL, "3", err, sizeof err), -EINVAL);
-    CU_ASSERT_EQUAL(sim_gbvp_parse_link(&l, "HS-G2", "B", "2", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sw_link_parse(&l, "HS-G4A", NULL, NULL, err, sizeof err), -EINVAL);
+    CU_ASSERT_EQUAL(sw_link_parse(&l, "PWM-G1", NULL, "3", err, sizeof err), -EINVAL);
+    CU_ASSERT_EQUAL(sw_link_parse(&l, "HS-G2", "B", "2", err, sizeof err), 0);
     CU_ASSERT(l.mode == UP_PHY_HS && l.gear == 2 && l.series == 2 && l.lanes == 2);
 }
 
@@ -479,7 +475,7 @@ static const unit_test sim_tests[] = {
     UNIT_TEST(test_sim_message_level_latency_is_the_same_prediction),
     UNIT_TEST(test_sim_timed_session_end_drops_svc_messages_in_flight),
     UNIT_TEST(test_sim_timed_with_bit_errors_delivers_everything_exactly_once),
-    UNIT_TEST(test_sim_clock_fast_jumps_to_events_and_realtime_waits_for_them),
+    UNIT_TEST(test_sim_clock_unpaced_jumps_to_events_and_realtime_waits_for_them),
     UNIT_TESTS_END,
 };
 

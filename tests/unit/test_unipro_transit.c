@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The timed network behind the SVC hooks: messages cross links and the switch in modelled
-// time and come back intact; INTF_SET_PWRM changes the interface's link.
+// The frame-level network behind a timed switch fabric: messages cross links and the switch
+// in modelled time along a hop (switch port to switch port) and come back intact with the
+// context their sender gave; INTF_SET_PWRM changes the link of a switch port, and waking a
+// port brings its link out of HIBERN8 or back up.
 #include <errno.h>
 #include <string.h>
 
@@ -12,19 +14,19 @@
 
 typedef struct sink {
     unsigned n;
-    gb_svc_path path;
+    void *msg_ctx; /* what the sender passed with the last message delivered */
     uint8_t msg[4096];
     size_t len;
     sim_time at;
 } sink;
 
-static void deliver(void *ctx, const gb_svc_path *p, const uint8_t *msg, size_t len,
-                    sim_time sent, sim_time now)
+static void deliver(void *ctx, void *msg_ctx, const uint8_t *msg, size_t len, sim_time sent,
+                    sim_time now)
 {
     (void)sent;
     sink *s = ctx;
     s->n++;
-    s->path = *p;
+    s->msg_ctx = msg_ctx;
     s->len = len < sizeof s->msg ? len : sizeof s->msg;
     memcpy(s->msg, msg, s->len);
     s->at = now;
@@ -55,9 +57,14 @@ static void bed_fini(bed *b)
     sim_event_kernel_free(b->k);
 }
 
-static const gb_svc_path ap_to_2 = { .src_intf = 1, .dst_intf = 2, .src_cport = 4,
-                                     .dst_cport = 1, .src_device_id = 1, .dst_device_id = 2,
-                                     .in_port = 1, .out_port = 2 };
+/* The AP bridge (port 1, DeviceID 1) hd CPort 4 to CPort 1 of interface 2 (port 2,
+ * DeviceID 2). */
+static const sw_hop ap_to_2 = { .in_port = 1, .out_port = 2, .src_dev = 1, .dst_dev = 2,
+                                .src_cport = 4, .dst_cport = 1 };
+
+/* Distinct addresses the network must hand back untouched: the fabric keeps its in-flight
+ * bookkeeping there. */
+static int tag_request, tag_response;
 
 static void test_transit_delivers_messages_after_the_network_latency(void)
 {
@@ -66,25 +73,35 @@ static void test_transit_delivers_messages_after_the_network_latency(void)
     uint8_t msg[600];
     for (unsigned i = 0; i < sizeof msg; i++)
         msg[i] = (uint8_t)(i * 3);
-    CU_ASSERT_EQUAL(sw_transit_message(b.t, &ap_to_2, msg, sizeof msg), 0);
+    CU_ASSERT_EQUAL(sw_transit_message(b.t, &ap_to_2, msg, sizeof msg, &tag_request), 0);
+    CU_ASSERT_EQUAL(b.s.n, 0); /* nothing arrives before time passes */
     sim_event_kernel_run_until(b.k, SIM_US(20));
     CU_ASSERT_EQUAL(b.s.n, 1);
     CU_ASSERT_EQUAL(b.s.len, sizeof msg);
     CU_ASSERT(memcmp(b.s.msg, msg, sizeof msg) == 0);
-    CU_ASSERT_EQUAL(b.s.path.dst_cport, 1);
-    CU_ASSERT_EQUAL(b.s.path.src_intf, 1);
+    CU_ASSERT_PTR_EQUAL(b.s.msg_ctx, &tag_request);
     /* 3 segments over two HS-G3B x2 links and the switch: about a microsecond */
     CU_ASSERT(b.s.at > SIM_NS(500) && b.s.at < SIM_US(2));
     /* the response comes back the other way on the same connection */
-    gb_svc_path back = { .src_intf = 2, .dst_intf = 1, .src_cport = 1, .dst_cport = 4,
-                         .src_device_id = 2, .dst_device_id = 1, .in_port = 2, .out_port = 1 };
-    CU_ASSERT_EQUAL(sw_transit_message(b.t, &back, msg, 8), 0);
+    sw_hop back = { .in_port = 2, .out_port = 1, .src_dev = 2, .dst_dev = 1, .src_cport = 1,
+                    .dst_cport = 4 };
+    CU_ASSERT_EQUAL(sw_transit_message(b.t, &back, msg, 8, &tag_response), 0);
     sim_event_kernel_run_until(b.k, SIM_US(40));
     CU_ASSERT_EQUAL(b.s.n, 2);
-    CU_ASSERT_EQUAL(b.s.path.dst_intf, 1);
-    gb_svc_path bad = ap_to_2;
-    bad.out_port = 99;
-    CU_ASSERT_EQUAL(sw_transit_message(b.t, &bad, msg, 8), -EINVAL);
+    CU_ASSERT_EQUAL(b.s.len, 8);
+    CU_ASSERT_PTR_EQUAL(b.s.msg_ctx, &tag_response);
+    /* hops the switch cannot carry are refused before anything is sent */
+    sw_hop bad = ap_to_2;
+    bad.out_port = 99; /* beyond the switch */
+    CU_ASSERT_EQUAL(sw_transit_message(b.t, &bad, msg, 8, NULL), -EINVAL);
+    bad = ap_to_2;
+    bad.out_port = bad.in_port; /* a hop goes from one port to another */
+    CU_ASSERT_EQUAL(sw_transit_message(b.t, &bad, msg, 8, NULL), -EINVAL);
+    bad = ap_to_2;
+    bad.dst_cport = 64; /* beyond the nodes' 64 CPorts */
+    CU_ASSERT_EQUAL(sw_transit_message(b.t, &bad, msg, 8, NULL), -EINVAL);
+    sim_event_kernel_run_until(b.k, SIM_US(60));
+    CU_ASSERT_EQUAL(b.s.n, 2);
     bed_fini(&b);
 }
 
@@ -101,7 +118,7 @@ static void pwrm(uint8_t *req, uint8_t mode, uint8_t gear, uint8_t lanes, uint8_
     req[9] = lanes;
 }
 
-static void test_transit_applies_set_power_mode_to_the_interface_link(void)
+static void test_transit_applies_set_power_mode_to_the_link_of_a_port(void)
 {
     bed b;
     bed_init(&b);
@@ -109,7 +126,8 @@ static void test_transit_applies_set_power_mode_to_the_interface_link(void)
     /* before the interface carried traffic: remembered */
     pwrm(req, UP_PWRMODE_FAST, 1, 1, UP_SERIES_A);
     CU_ASSERT_EQUAL(sw_transit_power_mode(b.t, 2, req, sizeof req), 0);
-    CU_ASSERT_EQUAL(sw_transit_message(b.t, &ap_to_2, req, 8), 0);
+    CU_ASSERT_PTR_NULL(sw_transit_link(b.t, 2));
+    CU_ASSERT_EQUAL(sw_transit_message(b.t, &ap_to_2, req, 8, &tag_request), 0);
     up_link *l = sw_transit_link(b.t, 2);
     CU_ASSERT_FATAL(l != NULL);
     CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_PMC);
@@ -139,6 +157,79 @@ static void test_transit_applies_set_power_mode_to_the_interface_link(void)
     pwrm(req, 0x12, 0, 0, 0);
     CU_ASSERT_EQUAL(sw_transit_power_mode(b.t, 2, req, sizeof req), 0);
     CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_DOWN);
+    /* a port outside the switch has no link to change */
+    CU_ASSERT_EQUAL(sw_transit_power_mode(b.t, 99, req, sizeof req), -EINVAL);
+    bed_fini(&b);
+}
+
+/* The fabric wakes a port's link when the SVC makes its endpoint reachable again
+ * (INTF_RESUME, INTF_ACTIVATE), without an INTF_SET_PWRM. */
+static void test_transit_wake_brings_a_hibernated_or_off_link_back_up(void)
+{
+    bed b;
+    bed_init(&b);
+    uint8_t req[63] = { 0 };
+    CU_ASSERT_EQUAL(sw_transit_message(b.t, &ap_to_2, req, 8, &tag_request), 0);
+    sim_event_kernel_run_until(b.k, SIM_MS(1));
+    CU_ASSERT_EQUAL(b.s.n, 1);
+    up_link *l = sw_transit_link(b.t, 2);
+    CU_ASSERT_FATAL(l != NULL);
+    CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_UP);
+    pwrm(req, 0x11, 0, 0, 0); /* HIBERNATE */
+    CU_ASSERT_EQUAL(sw_transit_power_mode(b.t, 2, req, sizeof req), 0);
+    sim_event_kernel_run_until(b.k, SIM_MS(2));
+    CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_HIBERN8);
+    sw_transit_wake(b.t, 2);
+    sim_event_kernel_run_until(b.k, SIM_MS(4));
+    CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_UP);
+    /* traffic crosses the woken link */
+    CU_ASSERT_EQUAL(sw_transit_message(b.t, &ap_to_2, req, 8, &tag_response), 0);
+    sim_event_kernel_run_until(b.k, SIM_MS(5));
+    CU_ASSERT_EQUAL(b.s.n, 2);
+    CU_ASSERT_PTR_EQUAL(b.s.msg_ctx, &tag_response);
+    pwrm(req, 0x12, 0, 0, 0); /* OFF */
+    CU_ASSERT_EQUAL(sw_transit_power_mode(b.t, 2, req, sizeof req), 0);
+    CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_DOWN);
+    sw_transit_wake(b.t, 2);
+    sim_event_kernel_run_until(b.k, SIM_MS(10));
+    CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_UP);
+    /* waking a port outside the switch, or an up link, changes nothing */
+    sw_transit_wake(b.t, 99);
+    sw_transit_wake(b.t, 2);
+    CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_UP);
+    bed_fini(&b);
+}
+
+/* A hibernation remembered for a port before its link existed belongs to a module that has
+ * gone: waking the port forgets it, so the next module's link starts up, not in HIBERN8. */
+static void test_transit_wake_forgets_a_hibernation_remembered_before_the_link(void)
+{
+    bed b;
+    bed_init(&b);
+    uint8_t req[63];
+    pwrm(req, 0x11, 0, 0, 0);
+    CU_ASSERT_EQUAL(sw_transit_power_mode(b.t, 3, req, sizeof req), 0);
+    sw_transit_wake(b.t, 3);
+    sw_hop ap_to_3 = ap_to_2;
+    ap_to_3.out_port = 3;
+    ap_to_3.dst_dev = 3;
+    CU_ASSERT_EQUAL(sw_transit_message(b.t, &ap_to_3, req, 8, &tag_request), 0);
+    up_link *l = sw_transit_link(b.t, 3);
+    CU_ASSERT_FATAL(l != NULL);
+    CU_ASSERT_NOT_EQUAL(up_link_get_state(l), UP_LINK_HIBERN8);
+    sim_event_kernel_run_until(b.k, SIM_MS(1));
+    CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_UP);
+    CU_ASSERT_EQUAL(b.s.n, 1);
+    /* without the wake, the remembered hibernation is applied when the link appears */
+    CU_ASSERT_EQUAL(sw_transit_power_mode(b.t, 4, req, sizeof req), 0);
+    sw_hop ap_to_4 = ap_to_2;
+    ap_to_4.out_port = 4;
+    ap_to_4.dst_dev = 4;
+    CU_ASSERT_EQUAL(sw_transit_message(b.t, &ap_to_4, req, 8, &tag_response), 0);
+    l = sw_transit_link(b.t, 4);
+    CU_ASSERT_FATAL(l != NULL);
+    sim_event_kernel_run_until(b.k, SIM_MS(2));
+    CU_ASSERT_EQUAL(up_link_get_state(l), UP_LINK_HIBERN8);
     bed_fini(&b);
 }
 
@@ -175,7 +266,9 @@ static void test_set_power_mode_requests_decode_to_link_changes(void)
 
 static const unit_test tests[] = {
     UNIT_TEST(test_transit_delivers_messages_after_the_network_latency),
-    UNIT_TEST(test_transit_applies_set_power_mode_to_the_interface_link),
+    UNIT_TEST(test_transit_applies_set_power_mode_to_the_link_of_a_port),
+    UNIT_TEST(test_transit_wake_brings_a_hibernated_or_off_link_back_up),
+    UNIT_TEST(test_transit_wake_forgets_a_hibernation_remembered_before_the_link),
     UNIT_TEST(test_set_power_mode_requests_decode_to_link_changes),
     UNIT_TESTS_END,
 };

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Module-originated traffic end to end: catalog modules in the SVC's slots, enumerated by
-// the test AP (ap-model/, the 6.1 AP's behaviour), then backend events travel module ->
-// switch data path -> AP, and the AP's answers travel back to the handler.
+// Module-originated traffic end to end: catalog modules in the simulator's slots,
+// enumerated by the test AP (ap-model/, the 6.1 AP's behaviour), then backend events
+// travel module -> switch fabric -> AP, and the AP's answers travel back to the handler.
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ap-model/ap.h"
+#include "gbvp/target/target_local.h"
 #include "tests/unit/unit.h"
 #include "virtual-modules/backend_cmd.h"
 #include "greybus/gb_message.h"
@@ -14,19 +15,32 @@
 #include "virtual-modules/power_supply.h"
 #include "virtual-modules/uart.h"
 
+static sim_local *RIG;
+
+/* The simulator with the test AP, `module` in slot 0 and enumerated. */
 static tap *up(const char *module)
 {
-    tap_config c = {.num_slots = 4};
-    tap *ap = tap_new(&c);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(ap);
-    CU_ASSERT_EQUAL_FATAL(tap_probe(ap), 0);
-    CU_ASSERT_EQUAL_FATAL(tap_insert(ap, 0, module), 0);
+    char err[320];
+    sim_local_config c = { .sim = { .num_slots = 4 }, .ap = SIM_LOCAL_TEST_AP };
+    RIG = sim_local_new(&c, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(RIG);
+    const sim_target *t = sim_local_target(RIG);
+    CU_ASSERT_EQUAL_FATAL(t->ops->insert(t->ctx, 0, module, err, sizeof err), 0);
+    tap *ap = sim_local_test_ap(RIG);
+    tap_run(ap);
     return ap;
+}
+
+static void down(void)
+{
+    sim_local_free(RIG);
+    RIG = NULL;
 }
 
 static vm_interface *intf0(tap *ap)
 {
-    vm_interface *i = gb_slots_interface(tap_slots(ap), 0, 0);
+    (void)ap;
+    vm_interface *i = sim_simulator_interface(sim_local_simulator(RIG), 0, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(i);
     return i;
 }
@@ -56,21 +70,20 @@ static void test_gpio_irq_event_reaches_the_ap_and_its_answer_comes_back(void)
     vm_interface_get_stats(intf0(ap), &is);
     CU_ASSERT_EQUAL(is.rx_responses, 1); /* the AP's answer came back to the module */
     CU_ASSERT_EQUAL(tap_incoming_dropped(ap), 0);
-    tap_free(ap);
+    down();
 }
 
 static void test_battery_event_and_uart_data_reach_the_ap(void)
 {
     tap *ap = up("battery");
     size_t from = tap_trace_count(ap);
-    char reply[128];
-    CU_ASSERT_EQUAL(vm_backend_command(intf0(ap), "battery set capacity 9", 0, reply,
-                                       sizeof reply), 0);
+    vm_reply reply;
+    CU_ASSERT_EQUAL(vm_backend_command(intf0(ap), "battery set capacity 9", 0, &reply), 0);
     tap_run(ap);
     char needle[64];
     snprintf(needle, sizeof needle, "cport %u: incoming request 0x07", tap_hd_cport(ap, 2, 1));
     CU_ASSERT_TRUE(tap_trace_find(ap, from, needle) >= 0);
-    tap_free(ap);
+    down();
 
     ap = up("uart");
     from = tap_trace_count(ap);
@@ -79,7 +92,7 @@ static void test_battery_event_and_uart_data_reach_the_ap(void)
     tap_run(ap);
     snprintf(needle, sizeof needle, "cport %u: incoming request 0x03", tap_hd_cport(ap, 2, 1));
     CU_ASSERT_TRUE(tap_trace_find(ap, from, needle) >= 0);
-    tap_free(ap);
+    down();
 }
 
 static void test_events_of_a_suspended_bundle_are_lost_not_queued(void)
@@ -109,7 +122,7 @@ static void test_events_of_a_suspended_bundle_are_lost_not_queued(void)
     CU_ASSERT_EQUAL(gs.irq_lost, 1);
     CU_ASSERT_EQUAL(gs.irq_events, 1);
     CU_ASSERT_EQUAL(tap_functional(ap, 2, 1), 0);
-    tap_free(ap);
+    down();
 }
 
 int main(int argc, char **argv)

@@ -96,7 +96,7 @@ static void test_gpio_rising_edge_irq_sends_irq_event_request(void)
     CU_ASSERT_EQUAL(vm_gpio_set_input(g, 5, false), 0); /* falling: not our trigger */
     /* the AP answers; an error answer is counted */
     uint8_t resp[8] = {0x08, 0x00, 0x01, 0x00, 0x8e, GB_OP_INVALID, 0, 0};
-    CU_ASSERT_EQUAL(vm_interface_receive(t.intf, 1, resp, 8, 0), 0);
+    CU_ASSERT_EQUAL(vmt_receive(&t, 1, resp, 8, 0), 0);
     vm_gpio_stats st;
     vm_gpio_get_stats(g, &st);
     CU_ASSERT_EQUAL(st.irq_events, 1);

@@ -9,14 +9,20 @@
 #include "virtual-modules/behaviour.h"
 #include "virtual-modules/manifest.h"
 
-static void sink_send(void *ctx, uint16_t cport, const uint8_t *msg, size_t len)
+static void sink_send(void *ctx, uint16_t cport, const gb_msg *m)
 {
     vmt_sink *s = ctx;
+    size_t len = m->h.size;
     if (s->n == VMT_MAX_MSGS || len > GB_MSG_MAX_SIZE) {
         CU_FAIL("test sink overflow");
         return;
     }
-    memcpy(s->msg[s->n], msg, len);
+    /* whoever hands on a parsed message hands on the header its bytes carry */
+    gb_msg_header h;
+    CU_ASSERT_EQUAL(gb_msg_header_decode(m->bytes, len, &h), 0);
+    CU_ASSERT_TRUE(h.size == m->h.size && h.operation_id == m->h.operation_id &&
+                   h.type == m->h.type && h.result == m->h.result);
+    memcpy(s->msg[s->n], m->bytes, len);
     s->len[s->n] = len;
     s->cport[s->n] = cport;
     s->n++;
@@ -77,8 +83,15 @@ size_t vmt_request(vmt *t, uint16_t cport, uint16_t op_id, uint8_t type, const v
     size_t n = gb_msg_build(msg, sizeof msg, op_id, type, 0, payload, len);
     CU_ASSERT_FATAL(n > 0);
     size_t before = t->sink.n;
-    vm_interface_receive(t->intf, cport, msg, n, SIM_MS(1));
+    vmt_receive(t, cport, msg, n, SIM_MS(1));
     return t->sink.n - before;
+}
+
+int vmt_receive(vmt *t, uint16_t cport, const uint8_t *bytes, size_t len, sim_time now)
+{
+    gb_msg m;
+    CU_ASSERT_EQUAL_FATAL(gb_msg_parse(bytes, len, &m), 0);
+    return vm_interface_receive(t->intf, cport, &m, now);
 }
 
 void vmt_expect(const vmt *t, size_t i, uint16_t cport, const uint8_t *expected, size_t n)

@@ -36,6 +36,9 @@ void vmt_down(vmt *t);
 /* Sends a request and returns the number of messages the interface sent in reply. */
 size_t vmt_request(vmt *t, uint16_t cport, uint16_t op_id, uint8_t type, const void *payload,
                    size_t len);
+/* Delivers the well-formed message bytes[0..len) as gbvp does: parsed first (the test fails
+ * when it does not parse), then vm_interface_receive. Returns what that returned. */
+int vmt_receive(vmt *t, uint16_t cport, const uint8_t *bytes, size_t len, sim_time now);
 /* Asserts that message i is exactly `expected` (n bytes) on `cport`. */
 void vmt_expect(const vmt *t, size_t i, uint16_t cport, const uint8_t *expected, size_t n);
 /* Asserts that message i is the response (op_id, type|0x80, result) with this payload. */

@@ -203,8 +203,8 @@ static void test_request_on_disconnected_cport_is_dropped_unanswered(void)
     vmt t;
     CU_ASSERT_FATAL(vmt_up(&t, simple_gpio_mnfs, NULL, NULL, 0));
     uint8_t msg[8] = {0x08, 0x00, 0x02, 0x00, GB_GPIO_TYPE_LINE_COUNT, 0, 0, 0};
-    CU_ASSERT_EQUAL(vm_interface_receive(t.intf, 1, msg, 8, 0), -ENOTCONN);
-    CU_ASSERT_EQUAL(vm_interface_receive(t.intf, 99, msg, 8, 0), -ENOTCONN);
+    CU_ASSERT_EQUAL(vmt_receive(&t, 1, msg, 8, 0), -ENOTCONN);
+    CU_ASSERT_EQUAL(vmt_receive(&t, 99, msg, 8, 0), -ENOTCONN);
     CU_ASSERT_EQUAL(t.sink.n, 0);
     vm_interface_stats st;
     vm_interface_get_stats(t.intf, &st);
@@ -212,14 +212,21 @@ static void test_request_on_disconnected_cport_is_dropped_unanswered(void)
     vmt_down(&t);
 }
 
-static void test_malformed_header_is_dropped(void)
+/* A malformed header is refused where the message enters gbvp (gb_msg_parse), so no
+ * interface ever sees it and nothing is answered. */
+static void test_malformed_header_is_refused_before_the_interface(void)
 {
     vmt t;
     CU_ASSERT_FATAL(vmt_up(&t, simple_gpio_mnfs, NULL, NULL, 0));
     uint8_t msg[9] = {0x08, 0x00, 0x02, 0x00, GB_CONTROL_TYPE_GET_MANIFEST_SIZE, 0, 0, 0, 0};
-    CU_ASSERT_EQUAL(vm_interface_receive(t.intf, 0, msg, 9, 0), -EBADMSG);
-    CU_ASSERT_EQUAL(vm_interface_receive(t.intf, 0, msg, 5, 0), -EBADMSG);
+    gb_msg m;
+    CU_ASSERT_EQUAL(gb_msg_parse(msg, 9, &m), -EMSGSIZE); /* size field says 8 */
+    CU_ASSERT_EQUAL(gb_msg_parse(msg, 5, &m), -EINVAL);   /* shorter than a header */
     CU_ASSERT_EQUAL(t.sink.n, 0);
+    /* the same request with a consistent header is answered */
+    gb_put_le16(msg, 8);
+    CU_ASSERT_EQUAL(vmt_receive(&t, 0, msg, 8, 0), 0);
+    CU_ASSERT_EQUAL(t.sink.n, 1);
     vmt_down(&t);
 }
 
@@ -446,7 +453,7 @@ const unit_test vmt_interface_tests[] = {
     UNIT_TEST(test_activate_needs_vsys_refclk_and_unipro),
     UNIT_TEST(test_connect_refuses_cports_not_in_manifest),
     UNIT_TEST(test_request_on_disconnected_cport_is_dropped_unanswered),
-    UNIT_TEST(test_malformed_header_is_dropped),
+    UNIT_TEST(test_malformed_header_is_refused_before_the_interface),
     UNIT_TEST(test_cport_shutdown_is_answered_on_every_cport),
     UNIT_TEST(test_unknown_protocol_cport_answers_protocol_bad),
     UNIT_TEST(test_control_enumeration_sequence_of_6_1),

@@ -29,12 +29,44 @@ static void test_log_send_is_nul_terminated_and_split(void)
     CU_ASSERT_EQUAL(gb_get_le16(t.sink.msg[2] + 8), 1499 - 1023 + 1);
     CU_ASSERT_EQUAL(vm_log_send(l, ""), -EINVAL);
     CU_ASSERT_EQUAL(vm_log_sent(l), 3);
-    char reply[64];
-    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "log send booted ok", 0, reply, sizeof reply), 0);
+    vm_reply reply;
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "log send booted ok", 0, &reply), 0);
     CU_ASSERT_EQUAL(memcmp(t.sink.msg[3] + 10, "booted ok", 10), 0);
     /* the AP sends nothing but shutdown on a log CPort */
     vmt_request(&t, 1, 2, GB_LOG_TYPE_SEND_LOG, NULL, 0);
     vmt_expect_response(&t, 4, 1, 2, GB_LOG_TYPE_SEND_LOG, GB_OP_PROTOCOL_BAD, NULL, 0);
+    vmt_down(&t);
+}
+
+/* A recv takes what its text can show; the rest waits for the next recv, none is lost. */
+static void test_raw_recv_of_more_than_a_text_holds_keeps_the_rest(void)
+{
+    vmt t;
+    CU_ASSERT_FATAL(vmt_up(&t, vmt_manifest_one(0xfe, 0xfe), NULL, cport1, 1));
+    uint8_t req[4 + 600];
+    req[0] = 600 & 0xff;
+    req[1] = 600 >> 8;
+    req[2] = req[3] = 0;
+    for (unsigned i = 0; i < 600; i++)
+        req[4 + i] = (uint8_t)i;
+    vmt_request(&t, 1, 2, GB_RAW_TYPE_SEND, req, sizeof req);
+    vmt_expect_response(&t, 0, 1, 2, GB_RAW_TYPE_SEND, GB_OP_SUCCESS, NULL, 0);
+    vm_reply reply;
+    size_t total = 0;
+    for (int round = 0; round < 3; round++) {
+        CU_ASSERT_EQUAL(vm_backend_command(t.intf, "raw recv", 0, &reply), 0);
+        size_t shown = strlen(reply.text) / 2;
+        const vm_value *data = vm_reply_get(&reply, "data");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+        CU_ASSERT_EQUAL(data->len, shown);
+        for (size_t i = 0; i < shown; i++) {
+            unsigned byte;
+            CU_ASSERT_EQUAL(sscanf(reply.text + 2 * i, "%2x", &byte), 1);
+            CU_ASSERT_EQUAL(byte, (uint8_t)(total + i));
+        }
+        total += shown;
+    }
+    CU_ASSERT_EQUAL(total, 600);
     vmt_down(&t);
 }
 
@@ -45,10 +77,15 @@ static void test_raw_capture_and_send_both_ways(void)
     const uint8_t req[4 + 3] = {3, 0, 0, 0, 0xaa, 0xbb, 0xcc};
     vmt_request(&t, 1, 2, GB_RAW_TYPE_SEND, req, sizeof req);
     vmt_expect_response(&t, 0, 1, 2, GB_RAW_TYPE_SEND, GB_OP_SUCCESS, NULL, 0);
-    char reply[64];
-    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "raw recv", 0, reply, sizeof reply), 0);
-    CU_ASSERT_STRING_EQUAL(reply, "aabbcc");
-    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "raw send 0102", 0, reply, sizeof reply), 0);
+    vm_reply reply;
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "raw recv", 0, &reply), 0);
+    CU_ASSERT_STRING_EQUAL(reply.text, "aabbcc");
+    const vm_value *data = vm_reply_get(&reply, "data"); /* the same bytes, not hex */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+    CU_ASSERT_EQUAL(data->kind, VM_VALUE_BYTES);
+    CU_ASSERT_EQUAL(data->len, 3);
+    CU_ASSERT_EQUAL(memcmp(vm_reply_data(&reply, data), req + 4, 3), 0);
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "raw send 0102", 0, &reply), 0);
     const uint8_t want[] = {0x0e, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00,
                             0x02, 0x00, 0x00, 0x00, 0x01, 0x02};
     vmt_expect(&t, 1, 1, want, sizeof want);
@@ -79,6 +116,7 @@ static void test_raw_loopback_backend_echoes_after_response(void)
 const unit_test vmt_lograw_tests[] = {
     UNIT_TEST(test_log_send_is_nul_terminated_and_split),
     UNIT_TEST(test_raw_capture_and_send_both_ways),
+    UNIT_TEST(test_raw_recv_of_more_than_a_text_holds_keeps_the_rest),
     UNIT_TEST(test_raw_loopback_backend_echoes_after_response),
     UNIT_TESTS_END,
 };

@@ -91,9 +91,9 @@ static void test_loopback_module_transfer_checks_the_echo(void)
     uint8_t resp[sizeof want];
     memcpy(resp, want, sizeof want);
     resp[4] = 0x83;
-    CU_ASSERT_EQUAL(vm_interface_receive(t.intf, 1, resp, sizeof resp, 0), 0);
+    CU_ASSERT_EQUAL(vmt_receive(&t, 1, resp, sizeof resp, 0), 0);
     resp[23] = 0; /* a corrupted echo for a request never sent: unexpected id */
-    CU_ASSERT_EQUAL(vm_interface_receive(t.intf, 1, resp, sizeof resp, 0), 0);
+    CU_ASSERT_EQUAL(vmt_receive(&t, 1, resp, sizeof resp, 0), 0);
     vm_loopback_stats st;
     vm_loopback_get_stats(lb, &st);
     CU_ASSERT_EQUAL(st.sent, 1);

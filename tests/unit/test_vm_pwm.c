@@ -33,9 +33,10 @@ static void test_pwm_count_then_apply_sequence(void)
     CU_ASSERT_TRUE(c.activated && c.enabled && c.inversed);
     CU_ASSERT_EQUAL(c.duty_ns, 250000);
     CU_ASSERT_EQUAL(c.period_ns, 1000000);
-    char reply[128];
-    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "pwm get 2", 0, reply, sizeof reply), 0);
-    CU_ASSERT_STRING_EQUAL(reply, "on duty-ns 250000 period-ns 1000000 polarity inversed active");
+    vm_reply reply;
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "pwm get 2", 0, &reply), 0);
+    CU_ASSERT_STRING_EQUAL(reply.text,
+                           "on duty-ns 250000 period-ns 1000000 polarity inversed active");
     vmt_down(&t);
 }
 

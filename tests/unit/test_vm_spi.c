@@ -70,15 +70,15 @@ static void test_spi_transfer_echoes_queued_and_idle_bytes(void)
     const uint8_t want[5] = {0x9f, 0x01, 0x02, 0xff, 0xff};
     vmt_expect_response(&t, 0, 1, 2, GB_SPI_TYPE_TRANSFER, GB_OP_SUCCESS, want, 5);
     /* a script queues what the device answers: a JEDEC-id style read */
-    char reply[64];
-    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "spi queue 00ef4018", 0, reply, sizeof reply), 0);
+    vm_reply reply;
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "spi queue 00ef4018", 0, &reply), 0);
     const uint8_t cmd = 0x9f;
     xfer y[2] = {{1, GB_SPI_XFER_WRITE, &cmd}, {3, GB_SPI_XFER_READ, NULL}};
     vmt_request(&t, 1, 3, GB_SPI_TYPE_TRANSFER, buf, transfer_req(buf, 0, y, 2));
     const uint8_t id[3] = {0xef, 0x40, 0x18};
     vmt_expect_response(&t, 1, 1, 3, GB_SPI_TYPE_TRANSFER, GB_OP_SUCCESS, id, 3);
-    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "spi recv", 0, reply, sizeof reply), 0);
-    CU_ASSERT_STRING_EQUAL(reply, "9f01029f");
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "spi recv", 0, &reply), 0);
+    CU_ASSERT_STRING_EQUAL(reply.text, "9f01029f");
     vm_spi_stats st;
     vm_spi_get_stats(vm_interface_spi(t.intf, 1), &st);
     CU_ASSERT_EQUAL(st.messages, 2);

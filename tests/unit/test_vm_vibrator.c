@@ -10,7 +10,7 @@ static void send_at(vmt *t, uint16_t id, uint8_t type, sim_time now)
 {
     uint8_t msg[8];
     gb_msg_build(msg, sizeof msg, id, type, 0, NULL, 0);
-    CU_ASSERT_EQUAL(vm_interface_receive(t->intf, 1, msg, 8, now), 0);
+    CU_ASSERT_EQUAL(vmt_receive(t, 1, msg, 8, now), 0);
 }
 
 static void test_vibrator_on_off_recorded_with_times(void)

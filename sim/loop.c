@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// The one event loop (see loop.h).
+#include "sim/loop.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+typedef struct loop_slot {
+    bool used;
+    sim_loop_source src;
+    size_t first, count; /* its entries in the pollfd array of the current pass */
+} loop_slot;
+
+struct sim_loop {
+    sim_simulator *sim;
+    struct timespec t0;
+    loop_slot sources[SIM_LOOP_SOURCES_MAX];
+};
+
+sim_loop *sim_loop_new(sim_simulator *sim)
+{
+    sim_loop *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    l->sim = sim;
+    clock_gettime(CLOCK_MONOTONIC, &l->t0);
+    return l;
+}
+
+void sim_loop_free(sim_loop *l)
+{
+    free(l);
+}
+
+int sim_loop_add(sim_loop *l, const sim_loop_source *src)
+{
+    for (int i = 0; i < SIM_LOOP_SOURCES_MAX; i++)
+        if (!l->sources[i].used) {
+            l->sources[i] = (loop_slot){ .used = true, .src = *src };
+            return i;
+        }
+    return -ENOSPC;
+}
+
+void sim_loop_remove(sim_loop *l, int handle)
+{
+    if (handle >= 0 && handle < SIM_LOOP_SOURCES_MAX)
+        l->sources[handle].used = false;
+}
+
+sim_time sim_loop_wall(const sim_loop *l)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    int64_t ns = (int64_t)(t.tv_sec - l->t0.tv_sec) * 1000000000 + (t.tv_nsec - l->t0.tv_nsec);
+    return (sim_time)ns * 1000u;
+}
+
+int sim_loop_once(sim_loop *l, sim_time max_wait)
+{
+    struct pollfd fds[SIM_LOOP_FDS_MAX];
+    size_t n = sim_simulator_pollfds(l->sim, fds, SIM_LOOP_FDS_MAX);
+    if (n > SIM_LOOP_FDS_MAX)
+        n = SIM_LOOP_FDS_MAX;
+    for (int i = 0; i < SIM_LOOP_SOURCES_MAX; i++) {
+        loop_slot *s = &l->sources[i];
+        if (!s->used)
+            continue;
+        size_t want = s->src.pollfds ? s->src.pollfds(s->src.ctx, fds + n,
+                                                      SIM_LOOP_FDS_MAX - n) : 0;
+        s->first = n;
+        s->count = want < SIM_LOOP_FDS_MAX - n ? want : SIM_LOOP_FDS_MAX - n;
+        n += s->count;
+    }
+    sim_time wait = sim_simulator_idle_for(l->sim, sim_loop_wall(l));
+    for (int i = 0; i < SIM_LOOP_SOURCES_MAX; i++) {
+        loop_slot *s = &l->sources[i];
+        sim_time w = s->used && s->src.idle_for ? s->src.idle_for(s->src.ctx) : SIM_TIME_MAX;
+        if (w < wait)
+            wait = w;
+    }
+    if (wait > max_wait)
+        wait = max_wait;
+    wait = (wait + 999u) / 1000u; /* ns, rounded up so the event is due on waking */
+    struct timespec ts = { .tv_sec = (time_t)(wait / 1000000000u),
+                           .tv_nsec = (long)(wait % 1000000000u) };
+    int ready = ppoll(fds, (nfds_t)n, &ts, NULL);
+    if (ready < 0 && errno != EINTR)
+        return -errno;
+    for (int i = 0; i < SIM_LOOP_SOURCES_MAX; i++) {
+        loop_slot *s = &l->sources[i];
+        if (s->used && s->src.ready)
+            s->src.ready(s->src.ctx, fds + s->first, s->count);
+    }
+    sim_simulator_process(l->sim, sim_simulator_clock_now(l->sim, sim_loop_wall(l)));
+    return ready < 0 ? 0 : ready;
+}
+
+void sim_loop_run_for(sim_loop *l, sim_time wall_duration)
+{
+    sim_time end = sim_loop_wall(l) + wall_duration;
+    for (sim_time now = sim_loop_wall(l); now < end; now = sim_loop_wall(l))
+        sim_loop_once(l, end - now);
+}
