@@ -60,7 +60,8 @@ help:
 	@echo "make check        install, build and run every test (what CI runs)"
 	@echo "make deps         install the Debian packages gbvp needs (run as root)"
 	@echo "make [all]        build the gbvp program into $(B)/gbvp"
-	@echo "make test         unit tests, scenarios and integration tests (boots the guest)"
+	@echo "make test         unit tests, docs check, scenarios and integration tests (boots the guest)"
+	@echo "make docs-check   docs/architecture.md names only functions that exist; includes point down"
 	@echo "make unit         CUnit unit tests only"
 	@echo "make scenarios    Lua scenarios on the simulator-only targets"
 	@echo "make integration  boot the guest kernel in QEMU and test it"
@@ -104,7 +105,12 @@ asan:
 integration: all
 	$(Q)scripts/run-integration.sh $(INTEGRATION_TESTS)
 
-test: unit scenarios integration
+# The docs that name code: docs/architecture.md's walk and the include rules.
+.PHONY: docs-check
+docs-check:
+	$(Q)tests/docs/architecture_test.sh
+
+test: unit docs-check scenarios integration
 
 clean:
 	rm -rf build

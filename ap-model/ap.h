@@ -7,8 +7,8 @@
 // clock jumps by the kernel's timeout). Everything the AP does is written to a trace
 // ("svc INTF_ACTIVATE 2 -> 0", "arpc CONNECTED 1", "ctl 2 GET_MANIFEST -> 0") that tests
 // search.
-#ifndef GBVP_TESTS_AP_H
-#define GBVP_TESTS_AP_H
+#ifndef GBVP_AP_MODEL_AP_H
+#define GBVP_AP_MODEL_AP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -96,7 +96,7 @@ void tap_trace_dump(const tap *ap);
 
 /* ---- actions the kernel takes on its own or through sysfs ---- */
 
-/* Runtime PM as 6.1 drives it (greybus-reference.md 3.7). 0 or a negative errno. */
+/* Runtime PM as 6.1 drives it (docs/greybus.md, "Runtime PM"). 0 or a negative errno. */
 int tap_bundle_suspend(tap *ap, uint8_t intf_id, uint8_t bundle_id);
 int tap_bundle_resume(tap *ap, uint8_t intf_id, uint8_t bundle_id);
 int tap_intf_suspend(tap *ap, uint8_t intf_id); /* needs every bound bundle suspended */

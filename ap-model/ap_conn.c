@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Connections as drivers/greybus/connection.c creates, enables and disables them
-// (greybus-reference.md 2.6), including the control-protocol messages about them.
+// (docs/greybus.md, "Connection life cycle"), including the control-protocol messages
+// about them.
 #include "ap-model/ap_internal.h"
 
 #include <stdio.h>

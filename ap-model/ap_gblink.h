@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The test AP's CPort control requests (tap_transport.cport_ctl) as the gblink records the
 // greybus-es2 device sends for them, for transports that reach `gbvp sim` over gblink.
-#ifndef GBVP_TESTS_AP_GBLINK_H
-#define GBVP_TESTS_AP_GBLINK_H
+#ifndef GBVP_AP_MODEL_AP_GBLINK_H
+#define GBVP_AP_MODEL_AP_GBLINK_H
 
 #include <stdint.h>
 

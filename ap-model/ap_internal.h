@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The test AP's private state (ap.h): host device, SVC connection, modules,
 // interfaces, bundles and connections, mirroring the 6.1 kernel's objects.
-#ifndef GBVP_TESTS_AP_INTERNAL_H
-#define GBVP_TESTS_AP_INTERNAL_H
+#ifndef GBVP_AP_MODEL_AP_INTERNAL_H
+#define GBVP_AP_MODEL_AP_INTERNAL_H
 
 #include <errno.h>
 #include <stdarg.h>

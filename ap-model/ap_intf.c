@@ -271,11 +271,18 @@ static int pm_status(tap *ap, tap_intf *in, uint8_t type, uint8_t bundle, bool w
     int ret = control_op(ap, in, type, &bundle, with_bundle ? 1 : 0, &st, 1, name);
     if (ret)
         return ret;
-    if (st) {
-        tap_trace(ap, "intf %u: %s status %u", in->id, name, st);
-        return st == 2 ? -EBUSY : -EREMOTEIO;
-    }
-    return 0;
+    if (!st)
+        return 0;
+    tap_trace(ap, "intf %u: %s status %u", in->id, name, st);
+    /* 6.1 maps the two status sets differently (docs/greybus.md, "Control protocol") */
+    if (with_bundle)
+        return st == GB_CONTROL_BUNDLE_PM_INVAL  ? -EINVAL
+               : st == GB_CONTROL_BUNDLE_PM_BUSY ? -EBUSY
+               : st == GB_CONTROL_BUNDLE_PM_NA   ? -ENOMSG
+                                                 : -EREMOTEIO;
+    return st == GB_CONTROL_INTF_PM_BUSY ? -EBUSY
+           : st == GB_CONTROL_INTF_PM_NA ? -ENOMSG
+                                         : -EREMOTEIO;
 }
 
 /* ---- class drivers ---- */

@@ -6,8 +6,8 @@
 // time, then by scheduling sequence (seqs are unique, so the slot never decides). Four
 // 16-byte children fill one 64-byte cache line; the array is laid out so that every group
 // of siblings starts on a line boundary (see sim_heap_alloc).
-#ifndef GBVP_SIM_KERNEL_HEAP_H
-#define GBVP_SIM_KERNEL_HEAP_H
+#ifndef GBVP_EVENT_KERNEL_EVENT_HEAP_H
+#define GBVP_EVENT_KERNEL_EVENT_HEAP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
 // is therefore deterministic for a given input. The kernel is single-threaded; nothing in
 // it reads a clock or prints: errors come back as -errno and a message from
 // sim_event_kernel_last_error(). See docs/event-kernel.md.
-#ifndef GBVP_SIM_KERNEL_H
-#define GBVP_SIM_KERNEL_H
+#ifndef GBVP_EVENT_KERNEL_EVENT_KERNEL_H
+#define GBVP_EVENT_KERNEL_EVENT_KERNEL_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
 // A small, fast, seeded generator: xoshiro256** seeded by splitmix64. The same seed gives
 // the same sequence on every machine, which is what makes faults, traffic and scenarios
 // reproducible. Not for anything secret.
-#ifndef GBVP_SIM_RNG_H
-#define GBVP_SIM_RNG_H
+#ifndef GBVP_EVENT_KERNEL_RNG_H
+#define GBVP_EVENT_KERNEL_RNG_H
 
 #include <stdint.h>
 

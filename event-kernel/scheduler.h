@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The scheduler interface: the only way a model sees time (DESIGN.md, contract 1).
+// The scheduler interface: the only way a model sees time (docs/event-kernel.md, "The
+// scheduler contract").
 //
 // Models hold a `const sim_scheduler *` and never call a concrete kernel, so the same model
 // runs on gbvp's native event kernel or on another scheduler (SystemC) supplying these ops.
 // Time is an unsigned 64-bit count of picoseconds. Events due at the same time run in the
 // order they were scheduled, which makes a run deterministic for a given seed and input.
-#ifndef GBVP_SIM_SCHEDULER_H
-#define GBVP_SIM_SCHEDULER_H
+#ifndef GBVP_EVENT_KERNEL_SCHEDULER_H
+#define GBVP_EVENT_KERNEL_SCHEDULER_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -12,8 +12,8 @@
 // The wire format (shared-memory layout, record header, payloads, handshake) is documented
 // byte for byte in docs/gblink.md. Both ends run on the same host: every multi-byte field is
 // in the host's byte order (little-endian on x86_64 and aarch64).
-#ifndef GBVP_GBLINK_H
-#define GBVP_GBLINK_H
+#ifndef GBVP_GBLINK_GBLINK_H
+#define GBVP_GBLINK_GBLINK_H
 
 #include <stddef.h>
 #include <stdint.h>

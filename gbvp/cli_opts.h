@@ -2,8 +2,8 @@
 // Command-line options of the gbvp subcommands that take a text value as it is (--link
 // PATH, --catalog DIR, --tap FILE ...): a table of names and where each value goes, looked
 // up once instead of a strcmp branch an option.
-#ifndef GBVP_SIM_CLI_OPTS_H
-#define GBVP_SIM_CLI_OPTS_H
+#ifndef GBVP_GBVP_CLI_OPTS_H
+#define GBVP_GBVP_CLI_OPTS_H
 
 #include <stdbool.h>
 

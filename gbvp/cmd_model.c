@@ -19,8 +19,9 @@ static void usage(FILE *out)
             "  --csv FILE        write the statistics as CSV (section,object,metric,value)\n"
             "  --series FILE     write switch queue depth over time as CSV\n"
             "  --quiet           no text summary\n"
-            "  --fast            message-level mode: much faster; saturate, cbr, poisson\n"
-            "                    and rr flows with e2efc=off, no faults\n"
+            "  --timing LEVEL    frame (default): every frame, AFC, credit and replay; message:\n"
+            "                    one event per message, much faster; saturate, cbr, poisson\n"
+            "                    and rr flows with e2efc=off, no faults (as gbvp sim --timing)\n"
             "flags without FILE:\n"
             "  --gear G          HS-G1A..HS-G4B or PWM-G1..PWM-G7 (default HS-G3B)\n"
             "  --lanes N         1..4 (default 2)\n"
@@ -59,7 +60,7 @@ int cmd_model_main(int argc, char **argv)
     const char *file = NULL, *json = NULL, *csv = NULL, *series = NULL;
     const char *gear = "HS-G3B", *lanes = "2", *kind = "saturate", *size = "2048";
     const char *rate = NULL, *ber = "0";
-    bool with_switch = false, quiet = false, fast = false;
+    bool with_switch = false, quiet = false, message_level = false;
     sim_time duration = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -73,9 +74,17 @@ int cmd_model_main(int argc, char **argv)
         } else if (!strcmp(a, "--quiet")) {
             quiet = true;
             continue;
-        } else if (!strcmp(a, "--fast")) {
-            fast = true;
+        } else if (!strcmp(a, "--timing")) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            if (strcmp(v, "frame") && strcmp(v, "message")) {
+                fprintf(stderr, "gbvp model: --timing takes frame or message, not '%s'\n", v);
+                return 2;
+            }
+            message_level = !strcmp(v, "message");
             continue;
+        } else if (!strcmp(a, "--fast")) {
+            fprintf(stderr, "gbvp model: --fast is now --timing message\n");
+            return 2;
         } else if (!strcmp(a, "--duration")) {
             if (i + 1 >= argc || model_parse_time(argv[++i], &duration) || !duration) {
                 fprintf(stderr, "gbvp model: --duration needs a time such as 10ms\n");
@@ -145,7 +154,7 @@ int cmd_model_main(int argc, char **argv)
     if (!rc) {
         if (!duration)
             duration = model_duration(m);
-        rc = fast ? model_run_fast(m, duration, err, sizeof err)
+        rc = message_level ? model_run_message(m, duration, err, sizeof err)
                   : model_run(m, duration, err, sizeof err);
     }
     if (rc) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The `gbvp module` subcommand (argv[0] is "module"): list and check catalog entries.
-#ifndef GBVP_VM_MODULE_CLI_H
-#define GBVP_VM_MODULE_CLI_H
+#ifndef GBVP_GBVP_CMD_MODULE_H
+#define GBVP_GBVP_CMD_MODULE_H
 
 #include <stdio.h>
 

@@ -42,7 +42,7 @@ static void usage(FILE *out)
             "  --timing MODE         frame (default): every Greybus message between the AP\n"
             "                        bridge and an interface or the SVC crosses the modelled\n"
             "                        UniPro links and switch; message: the same at message\n"
-            "                        level (no AFC, credits or bit errors; one event per\n"
+            "                        level (AFC wire time, no credits or bit errors; one event per\n"
             "                        message); off: delivered at once\n"
             "  --gear GEAR           every link at start: PWM-G1..PWM-G7 or HS-G1..HS-G3 with\n"
             "                        series A or B (default PWM-G1, the mode after link start-up;\n"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#ifndef GBVP_SIM_VERSION_H
-#define GBVP_SIM_VERSION_H
+#ifndef GBVP_GBVP_VERSION_H
+#define GBVP_GBVP_VERSION_H
 #define SIM_VERSION "0.1.0"
 #endif

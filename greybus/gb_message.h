@@ -6,8 +6,8 @@
 // Header (little endian): size u16 (header + payload), operation id u16 (0 = unidirectional),
 // type u8 (bit 7 set = response), result u8 (responses only), pad[2] (on the ES2 USB link
 // pad[0] carries the hd CPort id; gbvp keeps it 0 everywhere else).
-#ifndef GBVP_VM_GB_MESSAGE_H
-#define GBVP_VM_GB_MESSAGE_H
+#ifndef GBVP_GREYBUS_GB_MESSAGE_H
+#define GBVP_GREYBUS_GB_MESSAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,9 +3,10 @@
 //
 // Source: Greybus Specification 1.0 and Linux 6.1 include/linux/greybus/greybus_protocols.h,
 // greybus_manifest.h and drivers/staging/greybus/*.c (values are facts of the wire protocol;
-// where 6.1 and the specification differ, 6.1 wins). See docs greybus-reference.md §2-§6.
-#ifndef GBVP_VM_GB_PROTOCOLS_H
-#define GBVP_VM_GB_PROTOCOLS_H
+// where 6.1 and the specification differ, 6.1 wins). See docs/greybus.md, "Message header",
+// "Result codes", "Control protocol" and "Class protocols".
+#ifndef GBVP_GREYBUS_GB_PROTOCOLS_H
+#define GBVP_GREYBUS_GB_PROTOCOLS_H
 
 /* ---- Operation results (header byte 5 of a response) ---- */
 #define GB_OP_SUCCESS 0x00

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Greybus SVC protocol constants and payload sizes, as Linux 6.1 uses them.
 // Source: include/linux/greybus/greybus_protocols.h and drivers/greybus/svc.c of Linux 6.1
-// (greybus-reference.md sections 3.2, 3.9). Where the 1.0 specification differs, 6.1 wins:
+// (docs/greybus.md, "SVC operations" and "Spec 1.0 vs Linux 6.1"). Where the 1.0
+// specification differs, 6.1 wins:
 // response sizes below are the ones the kernel checks with "==".
-#ifndef GBVP_SWITCH_MODEL_SVC_PROTOCOL_H
-#define GBVP_SWITCH_MODEL_SVC_PROTOCOL_H
+#ifndef GBVP_GREYBUS_SVC_PROTOCOL_H
+#define GBVP_GREYBUS_SVC_PROTOCOL_H
 
 /* Message header, sizes and GB_OP_* results: greybus/gb_message.h. */
 #include "greybus/gb_message.h"

@@ -187,14 +187,27 @@ static void es2_queue_init(ES2Queue *q)
     q->len = 0;
 }
 
-static void es2_queue_push(ES2Queue *q, const void *data, uint32_t len)
+/* A message of len bytes for the caller to fill, then es2_queue_add. */
+static ES2Msg *es2_msg_new(uint32_t len)
 {
     ES2Msg *m = g_malloc(sizeof(*m) + len);
 
     m->len = len;
-    memcpy(m->data, data, len);
+    return m;
+}
+
+static void es2_queue_add(ES2Queue *q, ES2Msg *m)
+{
     QSIMPLEQ_INSERT_TAIL(&q->head, m, next);
     q->len++;
+}
+
+static void es2_queue_push(ES2Queue *q, const void *data, uint32_t len)
+{
+    ES2Msg *m = es2_msg_new(len);
+
+    memcpy(m->data, data, len);
+    es2_queue_add(q, m);
 }
 
 static ES2Msg *es2_queue_pop(ES2Queue *q)
@@ -359,18 +372,26 @@ static void es2_update_attach(GreybusES2State *s)
 
 static void es2_rx_message(GreybusES2State *s, const gbl_record *rec)
 {
-    uint8_t buf[ES2_MSG_SIZE_MAX];
     char why[ES2_WHY_MAX];
+    ES2Msg *m;
 
     if (!s->dev.attached) {
         return;     /* nobody to give it to; the guest will see a fresh bridge */
     }
-    if (es2_pack_in_message(rec->cport, rec->payload, rec->len, s->cports, buf, why,
+    if (rec->len > ES2_MSG_SIZE_MAX) {
+        warn_report("greybus-es2: dropping a message from the simulator: %u bytes exceed "
+                    "the %d-byte limit", rec->len, ES2_MSG_SIZE_MAX);
+        return;
+    }
+    /* packed straight into the bulk IN queue: the one copy between gblink and the guest */
+    m = es2_msg_new(rec->len);
+    if (es2_pack_in_message(rec->cport, rec->payload, rec->len, s->cports, m->data, why,
                             sizeof(why)) < 0) {
+        g_free(m);
         warn_report("greybus-es2: dropping a message from the simulator: %s", why);
         return;
     }
-    es2_queue_push(&s->cport_in, buf, rec->len);
+    es2_queue_add(&s->cport_in, m);
     es2_schedule_wakeup(s, ES2_EP_CPORT_IN);
 }
 

@@ -38,6 +38,13 @@ expect "no link model without timing" 1 'has no UniPro link model' link slot=0 g
 expect "no link_stats without timing" 1 'has no UniPro link model' link_stats slot=0
 expect "remove" 0 '"ok":true' remove slot=0
 expect "unknown command" 1 "unknown command 'reboot'" reboot
+# a scenario in another process drives this simulator through the socket (gbvp run does)
+out=$("$gbvp" scenario scenarios/hotplug_basic.lua --connect "$sock" 2>&1); rc=$?
+[ "$rc" -eq 0 ] && grep -q '^# [1-9][0-9]* passed, 0 failed' <<<"$out" && ! grep -q SKIP <<<"$out" && ok ||
+    bad "scenario --connect: status $rc, output: $(tail -n 5 <<<"$out")"
+out=$("$gbvp" scenario scenarios/hotplug_basic.lua --connect "$d/none.sock" 2>&1); rc=$?
+[ "$rc" -ne 0 ] && grep -q "cannot connect to the control socket $d/none.sock" <<<"$out" && ok ||
+    bad "scenario --connect to nothing: status $rc, output: $out"
 wait "$watcher"
 for ev in '"event":"module_inserted","slot":0,"interface":2,"module":"sensor"' \
           '"event":"interface_activated","interface":2' '"event":"module_removed","slot":0' \

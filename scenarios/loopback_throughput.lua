@@ -5,8 +5,9 @@
 -- second) come from the module's counters and the simulated clock; with the UniPro timing
 -- model (--target gbvp-sim --timing frame) they reflect the gear of the module's link and
 -- of the AP bridge's own (--set gear=HS-G3B changes both), without it only the simulator's
--- step size. Transfers are one at a time (closed loop), and the test AP's
--- transport advances time in steps of at least 640 us per wait, so the figures are lower
+-- step size. Transfers are one at a time (closed loop), and on gbvp-sim the test AP's
+-- transport advances time in steps of at least 640 us per wait (on test-ap the clock goes
+-- from event to event), so the figures are lower
 -- bounds of what the link could carry. --set count=N transfers per size.
 if gbvp.features.guest and gbvp.features.cmd and not gbvp.features.test_ap then
     -- A guest: the kernel's gb_loopback driver runs the transfers (its sysfs interface,

@@ -35,14 +35,10 @@ static void blog(const sim_bridge *b, sw_log_level level, sim_time now, const ch
 
 static void blog(const sim_bridge *b, sw_log_level level, sim_time now, const char *fmt, ...)
 {
-    if (!b->log)
-        return;
-    char line[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    sw_log_vprintf(b->log, b->log_ctx, level, now, fmt, ap);
     va_end(ap);
-    b->log(b->log_ctx, level, now, line);
 }
 
 /* "interface 2 CPort 1" for the connection behind an hd CPort, for the debug log. */

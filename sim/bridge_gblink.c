@@ -33,14 +33,10 @@ static void glog(const sim_bridge_gblink *g, sw_log_level level, const char *fmt
 
 static void glog(const sim_bridge_gblink *g, sw_log_level level, const char *fmt, ...)
 {
-    if (!g->log)
-        return;
-    char line[320];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    sw_log_vprintf(g->log, g->log_ctx, level, g->now, fmt, ap);
     va_end(ap);
-    g->log(g->log_ctx, level, g->now, line);
 }
 
 /* ---- to the AP ---- */

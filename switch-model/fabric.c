@@ -56,14 +56,10 @@ const char *sw_verdict_name(sw_verdict v)
 
 void fabric_log(const sw_fabric *f, sw_log_level level, const char *fmt, ...)
 {
-    if (!f->cfg.log)
-        return;
-    char line[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    sw_log_vprintf(f->cfg.log, f->cfg.log_ctx, level, sim_now(f->sched), fmt, ap);
     va_end(ap);
-    f->cfg.log(f->cfg.log_ctx, level, sim_now(f->sched), line);
 }
 
 /* ---- life cycle ---- */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The request of the SVC protocol's INTF_SET_PWRM (greybus-reference.md) as a link change:
+// The request of the SVC protocol's INTF_SET_PWRM (docs/greybus.md, "INTF_SET_PWRM") as a
+// link change:
 // what both timed switches (switch_transit.c, frame level; switch_transit_msg.c, message
 // level) do with it.
-#ifndef GBVP_SWITCH_PWRM_H
-#define GBVP_SWITCH_PWRM_H
+#ifndef GBVP_SWITCH_MODEL_PWRM_H
+#define GBVP_SWITCH_MODEL_PWRM_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The switch's routing table: destination DeviceID -> output port, programmed by the SVC.
 //
-// Modelled on the Toshiba switch as Ara's SVC drove it (unipro-model.md 6.1): one global
-// lookup table from the 7-bit destination DeviceID to an output port, plus, per input port,
-// the set of destination DeviceIDs a packet entering there may reach. ROUTE_CREATE between
-// (dev0 on port0) and (dev1 on port1) sets LUT[dev0] = port0, LUT[dev1] = port1, allows dev1
-// on port0 and dev0 on port1. A packet is forwarded only when both hold; otherwise it is
-// counted and dropped. Pure data structure: no time, no queues (the timed switch adds those).
+// Modelled on the Toshiba switch as Ara's SVC drove it (docs/unipro.md, "The Toshiba
+// switch"): one global lookup table from the 7-bit destination DeviceID to an output port,
+// plus, per input port, the set of destination DeviceIDs a packet entering there may reach.
+// ROUTE_CREATE between (dev0 on port0) and (dev1 on port1) sets LUT[dev0] = port0,
+// LUT[dev1] = port1, allows dev1 on port0 and dev0 on port1. A packet is forwarded only when
+// both hold; otherwise it is counted and dropped. Pure data structure: no time, no queues
+// (the timed switch adds those).
 #ifndef GBVP_SWITCH_MODEL_ROUTE_TABLE_H
 #define GBVP_SWITCH_MODEL_ROUTE_TABLE_H
 

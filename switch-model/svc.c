@@ -28,14 +28,10 @@ const char *gb_svc_power_event_name(gb_svc_power_event ev)
 
 void svc_log(gb_svc *svc, sw_log_level level, const char *fmt, ...)
 {
-    if (!svc->env.log)
-        return;
-    char line[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    sw_log_vprintf(svc->env.log, svc->env.ctx, level, svc->now, fmt, ap);
     va_end(ap);
-    svc->env.log(svc->env.ctx, level, svc->now, line);
 }
 
 static void fail(char *err, size_t errlen, const char *msg)

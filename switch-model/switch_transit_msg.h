@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The message-level counterpart of switch_transit.h (the arithmetic of up_fast.h, with
+// The message-level counterpart of switch_transit.h (the arithmetic of up_msg_net.h, with
 // delivery of the real message): each link direction is a server sending a message's
 // frames back to back (burst opening after more than burst_hold of idle, frame symbols,
 // PHY TX + RX latency); the switch starts forwarding once the first frame is in and the
 // forwarding latency has passed, and never finishes before the last frame could have.
-// One kernel event per message. Leaves out AFC/NAC, credits, faults and arbitration
-// (use switch_transit.h for those). INTF_SET_PWRM changes a link's mode after the
+// One kernel event per message. AFCs take their wire time on the other direction
+// (up_msg_wire.h); NAC, credits, faults and arbitration are left out (use switch_transit.h
+// for those). INTF_SET_PWRM changes a link's mode after the
 // modelled power mode change time; HIBERNATE parks it until sw_msg_transit_wake().
 #ifndef GBVP_SWITCH_MODEL_SWITCH_TRANSIT_MSG_H
 #define GBVP_SWITCH_MODEL_SWITCH_TRANSIT_MSG_H

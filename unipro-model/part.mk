@@ -4,6 +4,6 @@
 UNIPRO_MODEL_SRCS := unipro-model/up_phy.c unipro-model/up_env.c unipro-model/up_port.c \
 	unipro-model/up_link.c unipro-model/up_node.c unipro-model/up_stats.c \
 	unipro-model/up_traffic.c unipro-model/up_dme.c \
-	unipro-model/up_frame_codec.c unipro-model/up_fast.c unipro-model/up_fast_source.c \
+	unipro-model/up_frame_codec.c unipro-model/up_msg_net.c unipro-model/up_msg_source.c \
 	unipro-model/up_msg_wire.c
 $(eval $(call library,unipro_model,$(UNIPRO_MODEL_SRCS)))

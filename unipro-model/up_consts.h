@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// UniPro v1.6 / M-PHY v3 constants used by the model. Source: ../shared/docs/unipro-model.md
-// (which cites Linux include/ufs/unipro.h, projectara/nuttx unipro.h and tsb_unipro.h).
-// Values tagged [R]/[E] there are model defaults, not specification facts.
-#ifndef GBVP_UNIPRO_UP_CONSTS_H
-#define GBVP_UNIPRO_UP_CONSTS_H
+// UniPro v1.6 / M-PHY v3 constants used by the model. Source: docs/unipro.md ("Versions",
+// "Attribute IDs" and the section of each layer), which cites Linux include/ufs/unipro.h,
+// projectara/nuttx unipro.h and tsb_unipro.h. Values tagged [R]/[E] there are model
+// defaults, not specification facts.
+#ifndef GBVP_UNIPRO_MODEL_UP_CONSTS_H
+#define GBVP_UNIPRO_MODEL_UP_CONSTS_H
 
 /* Rate series (PA_HSSeries encoding). */
 #define UP_SERIES_A 1

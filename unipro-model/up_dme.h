@@ -5,8 +5,8 @@
 // connecting the CPort, and PA_PWRMode starting a power mode change of the node's link
 // from PA_TxGear, PA_ActiveTxDataLanes and PA_HSSeries. Peer accesses (DME_PEER_GET/SET)
 // are the same calls on the peer's DME; up_dme_peer_access_time() says what they cost.
-#ifndef GBVP_UNIPRO_UP_DME_H
-#define GBVP_UNIPRO_UP_DME_H
+#ifndef GBVP_UNIPRO_MODEL_UP_DME_H
+#define GBVP_UNIPRO_MODEL_UP_DME_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
 // The shared context of one simulated UniPro network: the scheduler and the pools of frames
 // and messages that every node, link and switch of that network allocate from. One per
 // simulation; not thread-safe (the models run inside one event kernel).
-#ifndef GBVP_UNIPRO_UP_ENV_H
-#define GBVP_UNIPRO_UP_ENV_H
+#ifndef GBVP_UNIPRO_MODEL_UP_ENV_H
+#define GBVP_UNIPRO_MODEL_UP_ENV_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The bit-level layout of DL frames (unipro-model.md 3.1 and 4.1) and their CRC-16: data
-// frames (SOF with TC, L3/L4 short headers, payload, EOF with the sequence number, CRC),
-// AFC and NAC control frames. Control symbols carry an internal escape code because the
-// real code points are not public. The timed model does not encode every frame (errors
-// are decided by the bit error rate and assumed detected); this codec documents and
-// tests the layout and the error detection the model assumes.
-#ifndef GBVP_UNIPRO_UP_FRAME_CODEC_H
-#define GBVP_UNIPRO_UP_FRAME_CODEC_H
+// The bit-level layout of DL frames (docs/unipro.md, "Frame formats" and "Network and
+// transport headers") and their CRC-16: data frames (SOF with TC, L3/L4 short headers,
+// payload, EOF with the sequence number, CRC), AFC and NAC control frames. Control symbols
+// carry an internal escape code because the real code points are not public. The timed
+// model does not encode every frame (errors are decided by the bit error rate and assumed
+// detected); this codec documents and tests the layout and the error detection the model
+// assumes.
+#ifndef GBVP_UNIPRO_MODEL_UP_FRAME_CODEC_H
+#define GBVP_UNIPRO_MODEL_UP_FRAME_CODEC_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Internals shared by up_port.c and up_link.c (not for other parts).
-#ifndef GBVP_UNIPRO_UP_INTERNAL_H
-#define GBVP_UNIPRO_UP_INTERNAL_H
+#ifndef GBVP_UNIPRO_MODEL_UP_INTERNAL_H
+#define GBVP_UNIPRO_MODEL_UP_INTERNAL_H
 
 #include "unipro-model/up_consts.h"
 #include "unipro-model/up_link.h"

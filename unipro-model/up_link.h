@@ -2,8 +2,8 @@
 // A UniPro link: two ports joined by M-PHY lanes in one power mode, with its PHY timing and
 // its faults (bit errors, frame drops, link down). Changes of power mode, HIBERN8 and link
 // start-up take modelled time, during which no frame moves.
-#ifndef GBVP_UNIPRO_UP_LINK_H
-#define GBVP_UNIPRO_UP_LINK_H
+#ifndef GBVP_UNIPRO_MODEL_UP_LINK_H
+#define GBVP_UNIPRO_MODEL_UP_LINK_H
 
 #include <stdbool.h>
 #include <stdint.h>

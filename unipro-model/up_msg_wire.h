@@ -3,11 +3,11 @@
 // back, with the frame-level model's PHY arithmetic (symbols over the lanes, 8b10b, burst
 // opening after idle, PHY latency) and the AFCs the receiver returns on the other direction
 // (one per DL out_ack_threshold + 1 frames, and one when an incoming burst pauses), which
-// take wire time there. Both message-level
-// models use it: up_fast (gbvp model --fast, the bench) and the switch transit of
-// `gbvp sim --timing message`. Pure arithmetic on the caller's clock: no events.
-#ifndef GBVP_UNIPRO_UP_MSG_WIRE_H
-#define GBVP_UNIPRO_UP_MSG_WIRE_H
+// take wire time there. Both message-level models use it: up_msg_net (gbvp model --timing
+// message, the bench) and the switch transit of `gbvp sim --timing message`. Pure arithmetic
+// on the caller's clock: no events.
+#ifndef GBVP_UNIPRO_MODEL_UP_MSG_WIRE_H
+#define GBVP_UNIPRO_MODEL_UP_MSG_WIRE_H
 
 #include <stdbool.h>
 #include <stdint.h>

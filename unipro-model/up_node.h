@@ -3,8 +3,8 @@
 // layer (DeviceID, short L3 header) and the transport layer: CPorts bound to a peer
 // DeviceID/CPort, traffic class, end-to-end flow control tokens, segmentation of messages
 // into frames and reassembly at EOM. Plus its DME attribute table (up_dme.h).
-#ifndef GBVP_UNIPRO_UP_NODE_H
-#define GBVP_UNIPRO_UP_NODE_H
+#ifndef GBVP_UNIPRO_MODEL_UP_NODE_H
+#define GBVP_UNIPRO_MODEL_UP_NODE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // M-PHY and PHY adapter timing: line rates per gear and series, lanes, 8b10b, burst framing,
-// HIBERN8, power mode change and link start-up durations (unipro-model.md sections 1, 2, 5).
+// HIBERN8, power mode change and link start-up durations (docs/unipro.md, "M-PHY line
+// rates", "Bursts and line states", "HIBERN8", "Power mode change", "Link start-up").
 // Pure arithmetic: no state, no clock.
-#ifndef GBVP_UNIPRO_UP_PHY_H
-#define GBVP_UNIPRO_UP_PHY_H
+#ifndef GBVP_UNIPRO_MODEL_UP_PHY_H
+#define GBVP_UNIPRO_MODEL_UP_PHY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,7 +23,7 @@ typedef struct up_phy_cfg {
 } up_phy_cfg;
 
 /* Timing parameters of the PHY and PA that are not fixed by the power mode. All [E]
- * defaults from unipro-model.md section 8 (up_phy_params_default). */
+ * defaults from docs/unipro.md, "PHY model defaults" (up_phy_params_default). */
 typedef struct up_phy_params {
     sim_time tx_latency;      /* serializer + coder + driver */
     sim_time rx_latency;      /* CDR + deserializer + decoder (wire flight included) */

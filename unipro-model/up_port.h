@@ -8,8 +8,8 @@
 // that fits the credits it has; the upper calls up_port_kick() when it has something new.
 // Received frames go up with deliver(); the upper calls up_port_release() when it frees
 // the receive buffer they occupied, which returns credits to the sender.
-#ifndef GBVP_UNIPRO_UP_PORT_H
-#define GBVP_UNIPRO_UP_PORT_H
+#ifndef GBVP_UNIPRO_MODEL_UP_PORT_H
+#define GBVP_UNIPRO_MODEL_UP_PORT_H
 
 #include <stdbool.h>
 #include <stdint.h>

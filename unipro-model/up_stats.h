@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Statistics helpers: a log-linear latency histogram (p50/p90/p99/max) and a time-weighted
 // level (queue depth over time with an optional decimated series for plotting).
-#ifndef GBVP_UNIPRO_UP_STATS_H
-#define GBVP_UNIPRO_UP_STATS_H
+#ifndef GBVP_UNIPRO_MODEL_UP_STATS_H
+#define GBVP_UNIPRO_MODEL_UP_STATS_H
 
 #include <stddef.h>
 #include <stdint.h>

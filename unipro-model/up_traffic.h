@@ -3,8 +3,8 @@
 // request/response (like Greybus loopback) between two CPorts. Each message carries a
 // sequence number as its tag; the receiving side checks that every message arrives exactly
 // once and in order.
-#ifndef GBVP_UNIPRO_UP_TRAFFIC_H
-#define GBVP_UNIPRO_UP_TRAFFIC_H
+#ifndef GBVP_UNIPRO_MODEL_UP_TRAFFIC_H
+#define GBVP_UNIPRO_MODEL_UP_TRAFFIC_H
 
 #include <stdint.h>
 

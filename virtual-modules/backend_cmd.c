@@ -13,7 +13,7 @@
 #include "virtual-modules/hid.h"
 #include "virtual-modules/i2c.h"
 #include "virtual-modules/light.h"
-#include "virtual-modules/log.h"
+#include "virtual-modules/log_protocol.h"
 #include "virtual-modules/loopback.h"
 #include "virtual-modules/power_supply.h"
 #include "virtual-modules/pwm.h"

@@ -20,8 +20,8 @@
 // `capacity` or `voltage-now`, or its number. Every answer is a line of text and the same
 // as named values (vm_reply.h): the typed commands of the scenarios and the control socket
 // (gbvp.gpio_get, {"cmd":"gpio_get"} ...) are these commands with their values.
-#ifndef GBVP_VM_BACKEND_CMD_H
-#define GBVP_VM_BACKEND_CMD_H
+#ifndef GBVP_VIRTUAL_MODULES_BACKEND_CMD_H
+#define GBVP_VIRTUAL_MODULES_BACKEND_CMD_H
 
 #include <stddef.h>
 

@@ -14,8 +14,8 @@
 // any `[interface N]` are in scope 0. Keys are `[a-z0-9-]`, values run to
 // the end of the line with surrounding blanks removed. Each value keeps its line number so
 // that every error names the line at fault (docs/modules.md lists the keys).
-#ifndef GBVP_VM_BEHAVIOUR_H
-#define GBVP_VM_BEHAVIOUR_H
+#ifndef GBVP_VIRTUAL_MODULES_BEHAVIOUR_H
+#define GBVP_VIRTUAL_MODULES_BEHAVIOUR_H
 
 #include <stdbool.h>
 #include <stddef.h>

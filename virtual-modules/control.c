@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The control protocol on CPort 0, as Linux 6.1 drivers/greybus/control.c drives it
-// (greybus-reference.md §4): version, manifest, connection notices, bundle and interface
-// power management, mode switch. TimeSync and PROBE_AP are not sent by 6.1 and are refused
-// with GB_OP_PROTOCOL_BAD, like any unknown type.
+// (docs/greybus.md, "Control protocol"): version, manifest, connection notices, bundle and
+// interface power management, mode switch. TimeSync and PROBE_AP are not sent by 6.1 and are
+// refused with GB_OP_PROTOCOL_BAD, like any unknown type.
 #include <errno.h>
 #include <string.h>
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The DME attributes of a virtual interface that the SVC reads and writes on the AP's
 // behalf (DME_PEER_GET/SET): DDBL1 identity, the Toshiba GMP ids and init status, and the
-// few standard UniPro attributes an SVC looks at. Values per greybus-reference.md §3.5.
+// few standard UniPro attributes an SVC looks at. Values per docs/greybus.md,
+// "DME attributes".
 // Source for attribute ids: MIPI UniPro 1.6 (DDBL1, PA, N, T layers) and Linux 6.1
 // drivers/greybus/interface.c (Toshiba vendor attributes).
-#ifndef GBVP_VM_DME_H
-#define GBVP_VM_DME_H
+#ifndef GBVP_VIRTUAL_MODULES_DME_H
+#define GBVP_VIRTUAL_MODULES_DME_H
 
 #include <stdint.h>
 

@@ -5,8 +5,8 @@
 //
 // Behaviour keys ([cport N]): lines = 1..256 (default 8); high = list of lines whose input
 // level starts high (default none).
-#ifndef GBVP_VM_GPIO_H
-#define GBVP_VM_GPIO_H
+#ifndef GBVP_VIRTUAL_MODULES_GPIO_H
+#define GBVP_VIRTUAL_MODULES_GPIO_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -8,8 +8,8 @@
 // Behaviour keys ([cport N]): device = keyboard|mouse|custom (default keyboard);
 // vendor-id, product-id (16 bit); country (0..255); for custom: report-descriptor (hex),
 // input-size (1..64), output-size, feature-size (0..64).
-#ifndef GBVP_VM_HID_H
-#define GBVP_VM_HID_H
+#ifndef GBVP_VIRTUAL_MODULES_HID_H
+#define GBVP_VIRTUAL_MODULES_HID_H
 
 #include <stdbool.h>
 #include <stddef.h>

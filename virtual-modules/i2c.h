@@ -11,8 +11,8 @@
 // Behaviour keys ([cport N]): eeprom = addresses (default 0x50); lm75 = addresses (default
 // 0x48); eeprom-fill = initial byte (default 0xff); temperature = millidegrees C (default
 // 25000). `eeprom = none` / `lm75 = none` leaves that kind out.
-#ifndef GBVP_VM_I2C_H
-#define GBVP_VM_I2C_H
+#ifndef GBVP_VIRTUAL_MODULES_I2C_H
+#define GBVP_VIRTUAL_MODULES_I2C_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
 // Behaviour keys ([cport N]): name (default "gbvp"); channels = colour names, one channel
 // each (red, green, blue, white, amber; default "red green blue"); max-brightness = 1..255
 // (default 255); flash = 0|1 (adds a "white:flash" channel; default 0).
-#ifndef GBVP_VM_LIGHT_H
-#define GBVP_VM_LIGHT_H
+#ifndef GBVP_VIRTUAL_MODULES_LIGHT_H
+#define GBVP_VIRTUAL_MODULES_LIGHT_H
 
 #include <stdbool.h>
 #include <stdint.h>

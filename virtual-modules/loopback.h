@@ -2,8 +2,8 @@
 // Loopback class handler (protocol 0x11, drivers/staging/greybus/loopback.c): answers PING,
 // echoes TRANSFER, swallows SINK, counting what it saw; can also originate the three
 // requests towards the AP, which answers them (the AP echoes TRANSFER).
-#ifndef GBVP_VM_LOOPBACK_H
-#define GBVP_VM_LOOPBACK_H
+#ifndef GBVP_VIRTUAL_MODULES_LOOPBACK_H
+#define GBVP_VIRTUAL_MODULES_LOOPBACK_H
 
 #include <stddef.h>
 #include <stdint.h>

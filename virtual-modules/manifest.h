@@ -6,8 +6,8 @@
 // A vm_manifest is only ever handed out valid: every reader runs the full check and
 // returns NULL when it found an error. Problems are reported through a vm_manifest_diags
 // list as "FILE:LINE: error: ..." (text) or "FILE:0xOFFSET: error: ..." (binary).
-#ifndef GBVP_VM_MANIFEST_H
-#define GBVP_VM_MANIFEST_H
+#ifndef GBVP_VIRTUAL_MODULES_MANIFEST_H
+#define GBVP_VIRTUAL_MODULES_MANIFEST_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
 // The INI dialect of manifesto's text manifests: Python's configparser with its defaults
 // (what manifesto uses), reimplemented so that files read the same way here as there.
 // Internal to the manifest reader.
-#ifndef GBVP_VM_MANIFEST_INI_H
-#define GBVP_VM_MANIFEST_INI_H
+#ifndef GBVP_VIRTUAL_MODULES_MANIFEST_INI_H
+#define GBVP_VIRTUAL_MODULES_MANIFEST_INI_H
 
 #include <stdbool.h>
 #include <stddef.h>

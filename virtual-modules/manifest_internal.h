@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Shared by the manifest readers, writers and checker; not part of the public interface.
 // Descriptor layouts: include/linux/greybus/greybus_manifest.h (Linux 6.1).
-#ifndef GBVP_VM_MANIFEST_INTERNAL_H
-#define GBVP_VM_MANIFEST_INTERNAL_H
+#ifndef GBVP_VIRTUAL_MODULES_MANIFEST_INTERNAL_H
+#define GBVP_VIRTUAL_MODULES_MANIFEST_INTERNAL_H
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -11,6 +11,6 @@ VM_SRCS := $(VM_MANIFEST_SRCS) virtual-modules/vm_error.c virtual-modules/behavi
 	virtual-modules/vm_class.c virtual-modules/gpio.c virtual-modules/i2c.c \
 	virtual-modules/uart.c virtual-modules/uart_pty.c virtual-modules/loopback.c \
 	virtual-modules/power_supply.c virtual-modules/vibrator.c virtual-modules/light.c \
-	virtual-modules/hid.c virtual-modules/pwm.c virtual-modules/log.c virtual-modules/raw.c \
+	virtual-modules/hid.c virtual-modules/pwm.c virtual-modules/log_protocol.c virtual-modules/raw.c \
 	virtual-modules/spi.c virtual-modules/vm_module.c virtual-modules/backend_cmd.c virtual-modules/vm_reply.c
 $(eval $(call library,vm,$(VM_SRCS)))

@@ -7,8 +7,8 @@
 // status = unknown|charging|discharging|not-charging|full; capacity = 0..100 (%);
 // voltage-uv; current-ua; temp (0.1 degC); charge-full-uah; health =
 // unknown|good|overheat|dead|over-voltage|failure|cold.
-#ifndef GBVP_VM_POWER_SUPPLY_H
-#define GBVP_VM_POWER_SUPPLY_H
+#ifndef GBVP_VIRTUAL_MODULES_POWER_SUPPLY_H
+#define GBVP_VIRTUAL_MODULES_POWER_SUPPLY_H
 
 #include <stdbool.h>
 #include <stdint.h>

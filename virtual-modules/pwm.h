@@ -3,8 +3,8 @@
 // whose duty cycle, period, polarity and enable state the AP sets and scripts read.
 //
 // Behaviour keys ([cport N]): channels = 1..256 (default 2).
-#ifndef GBVP_VM_PWM_H
-#define GBVP_VM_PWM_H
+#ifndef GBVP_VIRTUAL_MODULES_PWM_H
+#define GBVP_VIRTUAL_MODULES_PWM_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
 // What the guest writes to /dev/gb/rawN arrives as SEND requests and is kept for scripts
 // (backend = capture, the default) or sent straight back (backend = loopback); scripts
 // send data that the guest reads from the device.
-#ifndef GBVP_VM_RAW_H
-#define GBVP_VM_RAW_H
+#ifndef GBVP_VIRTUAL_MODULES_RAW_H
+#define GBVP_VIRTUAL_MODULES_RAW_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
 // Behaviour keys ([cport N]): chip-selects = 1..8 (default 1); modalias = the Linux
 // driver name announced for every device (default "dh2228fv", which 6.1's spidev binds,
 // giving /dev/spidevB.C); max-speed-hz (default 10000000).
-#ifndef GBVP_VM_SPI_H
-#define GBVP_VM_SPI_H
+#ifndef GBVP_VIRTUAL_MODULES_SPI_H
+#define GBVP_VIRTUAL_MODULES_SPI_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,8 +10,8 @@
 //   pty      - a host pseudo-terminal: bytes from the AP are written to it, bytes typed
 //              into it reach the AP when the program calls vm_uart_service() after
 //              vm_uart_fd() became readable. Its path is vm_uart_pty_path().
-#ifndef GBVP_VM_UART_H
-#define GBVP_VM_UART_H
+#ifndef GBVP_VIRTUAL_MODULES_UART_H
+#define GBVP_VIRTUAL_MODULES_UART_H
 
 #include <stdbool.h>
 #include <stddef.h>

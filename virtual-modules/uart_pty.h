@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A host pseudo-terminal for the UART backend: the I/O edge of the UART handler.
-#ifndef GBVP_VM_UART_PTY_H
-#define GBVP_VM_UART_PTY_H
+#ifndef GBVP_VIRTUAL_MODULES_UART_PTY_H
+#define GBVP_VIRTUAL_MODULES_UART_PTY_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
 // Vibrator class handler (protocol 0x10, drivers/staging/greybus/vibrator.c): ON and OFF
 // (empty requests in 6.1) are recorded with their simulated time, so a script can check
 // that `echo 100 > timeout` vibrated for 100 ms.
-#ifndef GBVP_VM_VIBRATOR_H
-#define GBVP_VM_VIBRATOR_H
+#ifndef GBVP_VIRTUAL_MODULES_VIBRATOR_H
+#define GBVP_VIRTUAL_MODULES_VIBRATOR_H
 
 #include <stdbool.h>
 #include <stddef.h>

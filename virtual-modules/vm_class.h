@@ -6,8 +6,8 @@
 // data, power supply events...) leave through its endpoint. Handlers never see headers,
 // operation ids or connection bookkeeping: CPort Shutdown, disconnected CPorts and
 // malformed headers are dealt with by the interface before a handler is called.
-#ifndef GBVP_VM_CLASS_H
-#define GBVP_VM_CLASS_H
+#ifndef GBVP_VIRTUAL_MODULES_VM_CLASS_H
+#define GBVP_VIRTUAL_MODULES_VM_CLASS_H
 
 #include <stdbool.h>
 #include <stddef.h>

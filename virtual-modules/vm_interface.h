@@ -4,13 +4,13 @@
 // interface sends (responses and module-originated requests such as GPIO IRQ events) leaves
 // synchronously through the output sink given at creation. No clocks, sockets or sleeps.
 //
-// Life cycle as the 6.1 AP drives it (greybus-reference.md §3.4, §3.7):
+// Life cycle as the 6.1 AP drives it (docs/greybus.md, "Module insertion", "Runtime PM"):
 //   power(VSYS_ENABLE, REFCLK_ENABLE, UNIPRO_ENABLE) -> power(ACTIVATE) -> dme_get ids ->
 //   cport_connect(0) -> receive(control requests on CPort 0) -> cport_connect(n) -> ...
 // The interface answers only on CPorts that are connected; messages for other CPorts are
 // dropped (there is no UniPro connection to answer on) and counted.
-#ifndef GBVP_VM_INTERFACE_H
-#define GBVP_VM_INTERFACE_H
+#ifndef GBVP_VIRTUAL_MODULES_VM_INTERFACE_H
+#define GBVP_VIRTUAL_MODULES_VM_INTERFACE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,7 +32,7 @@ typedef struct vm_output {
     void *ctx;
 } vm_output;
 
-/* Defaults applied when a config field is 0 (greybus-reference.md §3.5). */
+/* Defaults applied when a config field is 0 (docs/greybus.md, "DME attributes"). */
 #define VM_DDBL1_MANUFACTURER_TOSHIBA 0x00000126u
 #define VM_DDBL1_PRODUCT_ES3_GPBRIDGE 0x00001002u
 #define VM_INIT_STATUS_DEFAULT 0x04000000u /* "normal firmware", no quirks */

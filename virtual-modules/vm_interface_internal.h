@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Internal layout of a vm_interface, shared by vm_interface.c and control.c only.
-#ifndef GBVP_VM_INTERFACE_INTERNAL_H
-#define GBVP_VM_INTERFACE_INTERNAL_H
+#ifndef GBVP_VIRTUAL_MODULES_VM_INTERFACE_INTERNAL_H
+#define GBVP_VIRTUAL_MODULES_VM_INTERFACE_INTERNAL_H
 
 #include "virtual-modules/dme.h"
 #include "greybus/gb_message.h"

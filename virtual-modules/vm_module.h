@@ -5,8 +5,8 @@
 // optional `catalog/<name>.behaviour` (backends and initial state, docs/modules.md). A
 // loaded vm_module is immutable and may be inserted many times: each insertion creates
 // live interfaces with vm_module_create_interface, owned by the caller (the SVC's slot).
-#ifndef GBVP_VM_MODULE_H
-#define GBVP_VM_MODULE_H
+#ifndef GBVP_VIRTUAL_MODULES_VM_MODULE_H
+#define GBVP_VIRTUAL_MODULES_VM_MODULE_H
 
 #include <stddef.h>
 

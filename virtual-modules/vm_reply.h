@@ -3,8 +3,8 @@
 // values for a program (integers, booleans, text, bytes). The scenario engine turns the
 // values into a Lua table, the control socket into JSON members, so every front end names
 // every value alike. Fixed size, no allocation.
-#ifndef GBVP_VM_REPLY_H
-#define GBVP_VM_REPLY_H
+#ifndef GBVP_VIRTUAL_MODULES_VM_REPLY_H
+#define GBVP_VIRTUAL_MODULES_VM_REPLY_H
 
 #include <stdbool.h>
 #include <stddef.h>

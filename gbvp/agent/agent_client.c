@@ -490,3 +490,12 @@ int sim_agent_run(sim_agent *a, const char *command, int timeout_ms, sim_agent_r
                     timeout_ms, a->margin_ms, last_error[0] ? "; agent said: " : "", last_error);
     return rc;
 }
+
+int sim_agent_run_or_say(sim_agent *a, const char *command, int timeout_ms, sim_agent_result *res,
+                         char *err, size_t errlen)
+{
+    int rc = sim_agent_run(a, command, timeout_ms, res);
+    if (rc != SIM_AGENT_OK)
+        snprintf(err, errlen, "%s", sim_agent_last_error(a));
+    return rc;
+}

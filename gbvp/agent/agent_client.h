@@ -5,8 +5,8 @@
 //   - sim_agent_decoder: sans-IO. Bytes from the agent in, decoded replies out.
 //   - sim_agent: a blocking client on a connected stream descriptor (the Unix socket QEMU
 //     serves for the guest's virtio console, or any socket speaking the protocol).
-#ifndef GBVP_SIM_AGENT_CLIENT_H
-#define GBVP_SIM_AGENT_CLIENT_H
+#ifndef GBVP_GBVP_AGENT_AGENT_CLIENT_H
+#define GBVP_GBVP_AGENT_AGENT_CLIENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -107,6 +107,9 @@ int sim_agent_wait_ready(sim_agent *agent, int timeout_ms);
  * giving up with SIM_AGENT_ERR_TIMEOUT. On SIM_AGENT_OK, *res holds the outcome (clear it
  * with sim_agent_result_clear). */
 int sim_agent_run(sim_agent *agent, const char *command, int timeout_ms, sim_agent_result *res);
+/* sim_agent_run with the reason of a failure copied into err. */
+int sim_agent_run_or_say(sim_agent *agent, const char *command, int timeout_ms,
+                         sim_agent_result *res, char *err, size_t errlen);
 
 void sim_agent_set_reply_margin(sim_agent *agent, int margin_ms);
 

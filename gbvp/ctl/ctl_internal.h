@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Inside the control socket: the server state shared by ctl_server.c (sockets, lines,
 // events, waits) and ctl_commands.c (the commands).
-#ifndef GBVP_CTL_CTL_INTERNAL_H
-#define GBVP_CTL_CTL_INTERNAL_H
+#ifndef GBVP_GBVP_CTL_CTL_INTERNAL_H
+#define GBVP_GBVP_CTL_CTL_INTERNAL_H
 
 #include <json-glib/json-glib.h>
 

@@ -12,8 +12,8 @@
 // a crash. The server never blocks: it is a source of the one event loop (sim/loop.h), or
 // its owner calls sim_ctl_service. A `wait` on a target whose time is the wall clock is
 // answered when that time has passed, the loop serving everything meanwhile.
-#ifndef GBVP_CTL_CTL_SERVER_H
-#define GBVP_CTL_CTL_SERVER_H
+#ifndef GBVP_GBVP_CTL_CTL_SERVER_H
+#define GBVP_GBVP_CTL_CTL_SERVER_H
 
 #include <poll.h>
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Internals of `gbvp model` shared by model_topo.c and model_net.c.
-#ifndef GBVP_UNIPRO_MODEL_INTERNAL_H
-#define GBVP_UNIPRO_MODEL_INTERNAL_H
+#ifndef GBVP_GBVP_MODEL_MODEL_INTERNAL_H
+#define GBVP_GBVP_MODEL_MODEL_INTERNAL_H
 
 #include <stdio.h>
 
@@ -9,8 +9,8 @@
 #include "switch-model/switch.h"
 #include "gbvp/model/model_topo.h"
 #include "unipro-model/up_consts.h"
-#include "unipro-model/up_fast.h"
-#include "unipro-model/up_fast_source.h"
+#include "unipro-model/up_msg_net.h"
+#include "unipro-model/up_msg_source.h"
 #include "unipro-model/up_link.h"
 #include "unipro-model/up_node.h"
 #include "unipro-model/up_traffic.h"
@@ -57,8 +57,8 @@ typedef struct model_flow {
     uint8_t tc;
     bool e2efc;
     unsigned src_cport, dst_cport;
-    unsigned fast_idx;       /* --fast: the up_fast flow */
-    up_fast_source *fast_src; /* --fast, cbr and poisson: its source */
+    unsigned msg_flow;       /* message level: the up_msg_net flow */
+    up_msg_source *msg_src; /* message level, cbr and poisson: its source */
     up_traffic *t;
 } model_flow;
 
@@ -71,8 +71,8 @@ struct model {
     sim_time duration;
     /* after model_run */
     bool built;
-    bool fast;               /* ran in the message-level mode */
-    up_fast *uf;
+    bool message_level;      /* ran in the message-level mode */
+    up_msg_net *uf;
     sim_event_kernel *k;
     up_env *env;
     sim_time ran;
@@ -87,10 +87,10 @@ int model_fail(char *err, size_t len, const char *fmt, ...) __attribute__((forma
 int model_check_runnable(const model *m, sim_time duration, char *err, size_t len);
 /* Runs the built model's kernel for `duration` and records the run (ran, wall, events). */
 int model_run_kernel(model *m, sim_time duration, char *err, size_t len);
-/* model_fast.c */
-void model_fast_print(const model *m, FILE *out);
-void model_fast_json(const model *m, FILE *out);
-void model_fast_csv(const model *m, FILE *out);
+/* model_msg.c */
+void model_msg_print(const model *m, FILE *out);
+void model_msg_json(const model *m, FILE *out);
+void model_msg_csv(const model *m, FILE *out);
 
 /* A latency histogram as a JSON object (count, p50, p90, p99, max, mean in ps) and as CSV
  * rows "flow,OBJ,NAME_count|_p50_ps|_p90_ps|_p99_ps|_max_ps,VALUE"; both modes use them. */

@@ -15,8 +15,8 @@ void model_teardown(model *m)
     for (unsigned i = 0; i < m->n_flows; i++) {
         up_traffic_free(m->flows[i].t);
         m->flows[i].t = NULL;
-        up_fast_source_free(m->flows[i].fast_src);
-        m->flows[i].fast_src = NULL;
+        up_msg_source_free(m->flows[i].msg_src);
+        m->flows[i].msg_src = NULL;
     }
     for (unsigned i = 0; i < m->n_links; i++) {
         up_link_free(m->links[i].l);
@@ -32,7 +32,7 @@ void model_teardown(model *m)
     }
     up_env_free(m->env);
     m->env = NULL;
-    up_fast_free(m->uf);
+    up_msg_net_free(m->uf);
     m->uf = NULL;
     sim_event_kernel_free(m->k);
     m->k = NULL;
@@ -275,8 +275,8 @@ static double goodput(const model *m, const model_flow *f)
 
 void model_print_summary(const model *m, FILE *out)
 {
-    if (m->fast) {
-        model_fast_print(m, out);
+    if (m->message_level) {
+        model_msg_print(m, out);
         return;
     }
     fprintf(out, "simulated %.6g s in %.3g s of wall time (%.3g x real time), %" PRIu64
@@ -345,8 +345,8 @@ void model_json_hist(FILE *out, const up_hist *h)
 
 void model_write_json(const model *m, FILE *out)
 {
-    if (m->fast) {
-        model_fast_json(m, out);
+    if (m->message_level) {
+        model_msg_json(m, out);
         return;
     }
     fprintf(out, "{\n  \"simulated_ps\": %" PRIu64 ",\n  \"wall_s\": %.6f,\n  \"events\": %" PRIu64
@@ -424,8 +424,8 @@ void model_csv_hist(FILE *out, const char *obj, const char *name, const up_hist 
 
 void model_write_csv(const model *m, FILE *out)
 {
-    if (m->fast) {
-        model_fast_csv(m, out);
+    if (m->message_level) {
+        model_msg_csv(m, out);
         return;
     }
     fprintf(out, "section,object,metric,value\n");
@@ -478,7 +478,7 @@ void model_write_csv(const model *m, FILE *out)
 void model_write_series_csv(const model *m, FILE *out)
 {
     fprintf(out, "switch,port,time_ps,depth\n");
-    if (m->fast)
+    if (m->message_level)
         return; /* the message-level mode has no input queues */
     for (unsigned i = 0; i < m->n_switches; i++) {
         const model_switch *sw = &m->switches[i];

@@ -12,8 +12,8 @@
 //        [count=N] [start=TIME] [stop=TIME] [tc=0|1] [e2efc=on|off] [response=BYTES]
 //   run TIME
 // TIME: a number with ps, ns, us, ms or s. RATE: a number with b/s, kb/s, Mb/s or Gb/s.
-#ifndef GBVP_UNIPRO_MODEL_TOPO_H
-#define GBVP_UNIPRO_MODEL_TOPO_H
+#ifndef GBVP_GBVP_MODEL_MODEL_TOPO_H
+#define GBVP_GBVP_MODEL_MODEL_TOPO_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,9 +41,9 @@ sim_time model_duration(const model *m);
  * message (e.g. a port used twice, no route between a flow's ends). */
 int model_run(model *m, sim_time duration, char *err, size_t errlen);
 
-/* The same in the message-level mode (up_fast.h): saturating flows, node-to-node and
+/* The same in the message-level mode (up_msg_net.h): saturating flows, node-to-node and
  * node-to-switch links, no faults; anything else is refused naming its line. */
-int model_run_fast(model *m, sim_time duration, char *err, size_t errlen);
+int model_run_message(model *m, sim_time duration, char *err, size_t errlen);
 
 /* After model_run: a text summary, JSON, CSV (section,object,metric,value) and the switch
  * queue depth series as CSV (switch,port,time_ps,depth). */

@@ -6,8 +6,8 @@
 // The engine never reads a socket or sleeps itself: time passes only through the target's
 // advance operation; the one clock it reads is the wall-clock limit that stops a runaway
 // script.
-#ifndef GBVP_SCENARIO_SCENARIO_H
-#define GBVP_SCENARIO_SCENARIO_H
+#ifndef GBVP_GBVP_SCENARIO_SCENARIO_H
+#define GBVP_GBVP_SCENARIO_SCENARIO_H
 
 #include <stdbool.h>
 #include <stddef.h>

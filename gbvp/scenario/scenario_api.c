@@ -971,6 +971,8 @@ void sc_api_open(sim_scenario *sc)
     }
     lua_pushstring(L, sc->t.name ? sc->t.name : "unknown");
     lua_setfield(L, -2, "target");
+    lua_pushinteger(L, sc->t.ops->num_slots(sc->t.ctx));
+    lua_setfield(L, -2, "slots");
     lua_pushboolean(L, (f & SIM_TARGET_GUEST) != 0);
     lua_setfield(L, -2, "has_guest");
     /* What the target offers, so one script can run on several targets. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Inside the scenario engine: the engine state shared by scenario.c (life cycle, checks,
 // TAP), scenario_api.c (the gbvp table) and scenario_report.c (JUnit XML).
-#ifndef GBVP_SIM_SCENARIO_INTERNAL_H
-#define GBVP_SIM_SCENARIO_INTERNAL_H
+#ifndef GBVP_GBVP_SCENARIO_SCENARIO_INTERNAL_H
+#define GBVP_GBVP_SCENARIO_SCENARIO_INTERNAL_H
 
 #include <lua.h>
 #include <time.h>

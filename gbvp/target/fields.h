@@ -4,8 +4,8 @@
 // control socket turn values into Lua tables and JSON members, and a remote target turns
 // JSON members back into the structure, all through these tables, so every front end
 // names every value alike.
-#ifndef GBVP_TARGET_FIELDS_H
-#define GBVP_TARGET_FIELDS_H
+#ifndef GBVP_GBVP_TARGET_FIELDS_H
+#define GBVP_GBVP_TARGET_FIELDS_H
 
 #include "gbvp/target/target.h"
 #include "virtual-modules/vm_reply.h"

@@ -9,8 +9,8 @@
 // AP in-process or across gblink, or QEMU's guest), and a simulator in another process
 // reached through its control socket (target_remote.h), which is how `gbvp run` drives
 // the one it starts.
-#ifndef GBVP_TARGET_TARGET_H
-#define GBVP_TARGET_TARGET_H
+#ifndef GBVP_GBVP_TARGET_TARGET_H
+#define GBVP_GBVP_TARGET_TARGET_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -466,11 +466,7 @@ static void t_ap_step_hook(void *ctx, void (*hook)(void *hctx, const char *what)
 static int t_guest_run(void *ctx, const char *cmd, int timeout_ms, sim_agent_result *res,
                        char *err, size_t errlen)
 {
-    sim_local *l = ctx;
-    int rc = sim_agent_run(l->agent, cmd, timeout_ms, res);
-    if (rc != SIM_AGENT_OK)
-        snprintf(err, errlen, "%s", sim_agent_last_error(l->agent));
-    return rc;
+    return sim_agent_run_or_say(((sim_local *)ctx)->agent, cmd, timeout_ms, res, err, errlen);
 }
 
 static const sim_target_ops local_ops = {

@@ -8,8 +8,8 @@
 //   - guest: an AP that connects over gblink from outside (QEMU's guest kernel); time is
 //     the wall clock, and the guest agent (if given) runs commands in the guest while the
 //     loop keeps serving the simulator.
-#ifndef GBVP_TARGET_TARGET_LOCAL_H
-#define GBVP_TARGET_TARGET_LOCAL_H
+#ifndef GBVP_GBVP_TARGET_TARGET_LOCAL_H
+#define GBVP_GBVP_TARGET_TARGET_LOCAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

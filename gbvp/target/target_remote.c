@@ -132,7 +132,8 @@ static JsonObject *request(sim_remote *r, JsonParser **pp, int64_t wait_ms, char
     char *body = g_strdup_vprintf(fmt, ap);
     va_end(ap);
     unsigned id = ++r->next_id;
-    char *line = g_strdup_printf("{\"id\":%u,%s}\n", id, body + 1);
+    /* body is an object: its members follow the id ("{" dropped, its "}" closes) */
+    char *line = g_strdup_printf("{\"id\":%u,%s\n", id, body + 1);
     g_free(body);
     bool sent = send_all(r, line, strlen(line));
     g_free(line);
@@ -160,6 +161,14 @@ static JsonObject *request(sim_remote *r, JsonParser **pp, int64_t wait_ms, char
             }
             *pp = p;
             return o;
+        }
+        if (o && !json_object_has_member(o, "id") && !json_object_has_member(o, "event")) {
+            /* a refusal the simulator could not attribute: it could not read the request */
+            snprintf(err, errlen, "the simulator could not read a request: %s",
+                     json_object_get_string_member_with_default(o, "error", "?"));
+            r->refusal = -EINVAL;
+            g_object_unref(p);
+            return NULL;
         }
         g_object_unref(p); /* an event, or a line that is not ours */
     }
@@ -450,11 +459,7 @@ static int t_link_info(void *ctx, unsigned slot, sim_target_link *out, char *err
 static int t_guest_run(void *ctx, const char *cmd, int timeout_ms, sim_agent_result *res,
                        char *err, size_t errlen)
 {
-    sim_remote *r = ctx;
-    int rc = sim_agent_run(r->agent, cmd, timeout_ms, res);
-    if (rc != SIM_AGENT_OK)
-        snprintf(err, errlen, "%s", sim_agent_last_error(r->agent));
-    return rc;
+    return sim_agent_run_or_say(((sim_remote *)ctx)->agent, cmd, timeout_ms, res, err, errlen);
 }
 
 static const sim_target_ops remote_ops = {

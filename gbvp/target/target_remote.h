@@ -3,8 +3,8 @@
 // `gbvp run` starts) reached through its control socket. Every operation is one request
 // and its reply (docs/control-protocol.md); time passes with `wait`, which the simulator
 // answers once its clock has moved on. The guest agent, when given, is reached directly.
-#ifndef GBVP_TARGET_TARGET_REMOTE_H
-#define GBVP_TARGET_TARGET_REMOTE_H
+#ifndef GBVP_GBVP_TARGET_TARGET_REMOTE_H
+#define GBVP_GBVP_TARGET_TARGET_REMOTE_H
 
 #include <stddef.h>
 

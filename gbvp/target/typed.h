@@ -4,8 +4,8 @@
 // first interface of the slot's module that has the class, through the target's one
 // command operation; its answer is that command's values. One table serves the scenario
 // engine and the control socket, so every typed command is written once.
-#ifndef GBVP_TARGET_TYPED_H
-#define GBVP_TARGET_TYPED_H
+#ifndef GBVP_GBVP_TARGET_TYPED_H
+#define GBVP_GBVP_TARGET_TYPED_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -14,7 +14,7 @@
 
 #include "event-kernel/event_kernel.h"
 #include "switch-model/switch.h"
-#include "unipro-model/up_fast.h"
+#include "unipro-model/up_msg_net.h"
 #include "unipro-model/up_link.h"
 #include "unipro-model/up_node.h"
 #include "unipro-model/up_traffic.h"
@@ -47,7 +47,8 @@ static void die(const char *what)
 static void connect_flow(net *x, unsigned a, unsigned b, unsigned size)
 {
     up_cport_cfg c = up_cport_cfg_default(up_node_device_id(x->n[b]), 1);
-    c.flags = 0x6; /* no E2EFC: the analytic limits in unipro-model.md 7 exclude it */
+    c.flags = 0x6; /* no E2EFC: the analytic limits (docs/unipro.md, "Goodput limits")
+                      exclude it */
     if (up_cport_connect(x->n[a], 0, &c))
         die("connect");
     c.peer_dev = up_node_device_id(x->n[a]);
@@ -182,63 +183,63 @@ static void report(const char *name, result r, double aim)
                 (unsigned long long)r.order_errors);
 }
 
-/* The same saturated scenarios in the message-level mode (up_fast.h). */
-static result run_fast(bool with_switch, unsigned size, sim_time warm, sim_time sim)
+/* The same saturated scenarios in the message-level mode (up_msg_net.h). */
+static result run_message(bool with_switch, unsigned size, sim_time warm, sim_time sim)
 {
     sim_event_kernel *k = sim_event_kernel_new(1024);
     up_phy_cfg phy = up_phy_cfg_default();
-    up_fast *f = up_fast_new(sim_event_kernel_scheduler(k), NULL, SIM_NS(100));
+    up_msg_net *f = up_msg_net_new(sim_event_kernel_scheduler(k), NULL, SIM_NS(100));
     unsigned nodes = with_switch ? MAX_NODES : 2, flows = with_switch ? MAX_NODES : 1;
     for (unsigned i = 0; i < nodes; i++)
-        up_fast_add_node(f);
+        up_msg_net_add_node(f);
     if (with_switch) {
-        up_fast_add_switch(f, MAX_NODES);
+        up_msg_net_add_switch(f, MAX_NODES);
         for (unsigned i = 0; i < nodes; i++)
-            if (up_fast_link_node(f, i, 0, i, &phy) || up_fast_route(f, 0, i, i))
+            if (up_msg_net_link_node(f, i, 0, i, &phy) || up_msg_net_route(f, 0, i, i))
                 die("fast link");
         for (unsigned i = 0; i < nodes; i++)
-            up_fast_flow(f, i, (i + 5) % MAX_NODES, size, 8, 2, 286);
+            up_msg_net_flow(f, i, (i + 5) % MAX_NODES, size, 8, 2, 286);
     } else {
-        if (up_fast_link_node(f, 0, -1, 1, &phy))
+        if (up_msg_net_link_node(f, 0, -1, 1, &phy))
             die("fast link");
-        up_fast_flow(f, 0, 1, size, 8, 2, 286);
+        up_msg_net_flow(f, 0, 1, size, 8, 2, 286);
     }
     result r = { 0 };
     sim_event_kernel_run_until(k, warm);
     uint64_t b0 = 0, b1 = 0;
     for (unsigned i = 0; i < flows; i++)
-        b0 += up_fast_flow_rx_bytes(f, i);
+        b0 += up_msg_net_flow_rx_bytes(f, i);
     uint64_t ev0 = sim_event_kernel_executed(k);
     double c0 = cpu_seconds();
     sim_event_kernel_run_until(k, warm + sim);
     double wall = cpu_seconds() - c0;
     for (unsigned i = 0; i < flows; i++)
-        b1 += up_fast_flow_rx_bytes(f, i);
+        b1 += up_msg_net_flow_rx_bytes(f, i);
     double simulated = (double)sim * 1e-12;
     r.speed = simulated / wall;
     r.events = (double)(sim_event_kernel_executed(k) - ev0) / wall;
     r.goodput_bps = (double)(b1 - b0) * 8.0 / simulated;
-    r.latency_us = up_hist_mean(up_fast_flow_latency(f, 0)) * 1e-6;
-    up_fast_free(f);
+    r.latency_us = up_hist_mean(up_msg_net_flow_latency(f, 0)) * 1e-6;
+    up_msg_net_free(f);
     sim_event_kernel_free(k);
     return r;
 }
 
 /* The same scenario in the message-level mode, with the scenario's aim (0: none) and its
  * difference from the frame level. */
-static void report_fast(const char *name, result fast, result frame, double aim)
+static void report_message(const char *name, result message, result frame, double aim)
 {
-    printf("bench %s.msg.speed %.3g x-realtime\n", name, fast.speed);
+    printf("bench %s.msg.speed %.3g x-realtime\n", name, message.speed);
     if (aim > 0)
         printf("bench %s.msg.speed.aim %.3g x-realtime\n", name, aim);
-    printf("bench %s.msg.events %.3g events/s\n", name, fast.events);
-    printf("bench %s.msg.goodput %.4g Gb/s\n", name, fast.goodput_bps / 1e9);
+    printf("bench %s.msg.events %.3g events/s\n", name, message.events);
+    printf("bench %s.msg.goodput %.4g Gb/s\n", name, message.goodput_bps / 1e9);
     printf("bench %s.msg.goodput-error %.3g %%\n", name,
-           100.0 * (fast.goodput_bps - frame.goodput_bps) / frame.goodput_bps);
+           100.0 * (message.goodput_bps - frame.goodput_bps) / frame.goodput_bps);
     printf("bench %s.latency %.4g us\n", name, frame.latency_us);
-    printf("bench %s.msg.latency %.4g us\n", name, fast.latency_us);
+    printf("bench %s.msg.latency %.4g us\n", name, message.latency_us);
     printf("bench %s.msg.latency-error %.3g %%\n", name,
-           100.0 * (fast.latency_us - frame.latency_us) / frame.latency_us);
+           100.0 * (message.latency_us - frame.latency_us) / frame.latency_us);
 }
 
 /* An optional argument runs only the benchmarks whose name contains it. */
@@ -261,7 +262,7 @@ int main(int argc, char **argv)
     destroy(&x);
     report("link.hs-g3b-x2.2048B", r, 2.0);
     printf("bench link.hs-g3b-x2.2048B.goodput %.4g Gb/s\n", r.goodput_bps / 1e9);
-    report_fast("link.hs-g3b-x2.2048B", run_fast(false, 2048, SIM_US(100), SIM_MS(500)), r, 2.0);
+    report_message("link.hs-g3b-x2.2048B", run_message(false, 2048, SIM_US(100), SIM_MS(500)), r, 2.0);
     }
 
     static const unsigned sizes[] = { 8, 64, 256 };
@@ -280,7 +281,7 @@ int main(int argc, char **argv)
         destroy(&z);
         report("switch14.permutation", r, 0.2);
         printf("bench switch14.permutation.goodput %.4g Gb/s\n", r.goodput_bps / 1e9);
-        report_fast("switch14.permutation", run_fast(true, 2048, SIM_US(100), SIM_MS(50)), r,
+        report_message("switch14.permutation", run_message(true, 2048, SIM_US(100), SIM_MS(50)), r,
                     0.2);
     }
 

@@ -32,7 +32,7 @@ $(eval $(call fuzz_lib,vm,$(VM_SRCS) $(GREYBUS_SRCS)))
 $(eval $(call fuzz_lib,switch,$(SWITCH_MODEL_SRCS)))
 $(eval $(call fuzz_lib,unipro,$(UNIPRO_MODEL_SRCS)))
 $(eval $(call fuzz_lib,model,gbvp/model/model_topo.c gbvp/model/model_net.c \
-	gbvp/model/model_fast.c))
+	gbvp/model/model_msg.c))
 $(eval $(call fuzz_lib,gblink,$(GBLINK_SRCS)))
 $(eval $(call fuzz_lib,kernel,$(EVENT_KERNEL_SRCS)))
 $(eval $(call fuzz_lib,sim,$(SIM_SRCS)))

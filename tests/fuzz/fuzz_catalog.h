@@ -2,8 +2,8 @@
 // The module catalog for fuzz targets, loaded once in LLVMFuzzerInitialize: every entry of
 // $GBVP_CATALOG (default virtual-modules/catalog), sorted by name so that an input means
 // the same across runs. Any failure ends the process with a message naming the target.
-#ifndef GBVP_TESTS_FUZZ_CATALOG_H
-#define GBVP_TESTS_FUZZ_CATALOG_H
+#ifndef GBVP_TESTS_FUZZ_FUZZ_CATALOG_H
+#define GBVP_TESTS_FUZZ_FUZZ_CATALOG_H
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Reading a fuzzer's input as a stream of little-endian fields. Past the end every read
 // yields zeros, so a target never needs to check lengths to stay in bounds.
-#ifndef GBVP_TESTS_FUZZ_INPUT_H
-#define GBVP_TESTS_FUZZ_INPUT_H
+#ifndef GBVP_TESTS_FUZZ_FUZZ_INPUT_H
+#define GBVP_TESTS_FUZZ_FUZZ_INPUT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
 // Byte 0 chooses how the rest is read: as a file through model_parse_file (via a memfd, so
 // line splitting and long lines are covered) or line by line through model_parse_line,
 // going on after errors; bit 1 of byte 0 picks the frame-level run (model_run) or the
-// message-level one (model_run_fast). A model that parses is built and run for at most 3 us
+// message-level one (model_run_message). A model that parses is built and run for at most 3 us
 // of simulated time, and its summary, JSON and CSV reports are written (to /dev/null).
 // Checked besides "no crash, no sanitizer report, no hang": every refusal gives a message
 // naming where ("fuzz:LINE: ..." or the file), and a model refused at build time says why.
@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (d > SIM_US(3) || d == 0)
             d = SIM_US(3);
         char err[512] = "";
-        int rc = data[0] & 2 ? model_run_fast(m, d, err, sizeof err)
+        int rc = data[0] & 2 ? model_run_message(m, d, err, sizeof err)
                              : model_run(m, d, err, sizeof err);
         if (rc == 0) {
             model_print_summary(m, devnull());

@@ -137,7 +137,8 @@ use_all() {
     else
         not_ok "vibrator ($r): timeout switches the motor on" "before count '$before', now '$st'"
     fi
-    # Loopback (greybus-reference.md 7.3): ping, transfer and sink through the kernel's sysfs.
+    # Loopback (docs/greybus.md, "Loopback measurements"): ping, transfer and sink through
+    # the kernel's sysfs.
     local l=$G/1-7.7.1/gb_loopback/$loopdev bad=
     for t in "2 0" "3 1024" "4 512"; do
         set -- $t

@@ -2,8 +2,8 @@
 // Helpers for the gblink tests: an endpoint that records what its callbacks saw, a poll loop
 // with a deadline, and a hand-driven fake peer that talks the handshake itself and can write
 // anything into the shared memory.
-#ifndef GBVP_TESTS_GBLINK_UTIL_H
-#define GBVP_TESTS_GBLINK_UTIL_H
+#ifndef GBVP_TESTS_UNIT_TEST_GBLINK_UTIL_H
+#define GBVP_TESTS_UNIT_TEST_GBLINK_UTIL_H
 
 #include <stdint.h>
 #include <stddef.h>

@@ -382,6 +382,39 @@ static void test_ap_runtime_pm_suspends_and_resumes_keeping_module_state(void)
     ap_down();
 }
 
+/* A module's power-management refusal reaches the caller as 6.1 maps it: the bundle and
+ * the interface status sets differ (BUSY is 2 for a bundle, 1 for an interface). */
+static int pm_fault(const char *line)
+{
+    vm_reply reply;
+    return sim_simulator_command(SIM(), 0, 0, line, &reply);
+}
+
+static void test_ap_power_management_refusals_map_to_6_1_errors(void)
+{
+    ap_up(4);
+    insert(0, "sensor");
+    const struct { const char *fault; int want; } bundle[] = {
+        { "pm bundle-suspend 1", -EINVAL }, { "pm bundle-suspend 2", -EBUSY },
+        { "pm bundle-suspend 3", -EREMOTEIO }, { "pm bundle-suspend 4", -ENOMSG },
+    };
+    for (size_t i = 0; i < sizeof bundle / sizeof bundle[0]; i++) {
+        CU_ASSERT_EQUAL_FATAL(pm_fault(bundle[i].fault), 0);
+        CU_ASSERT_EQUAL(tap_bundle_suspend(AP, 2, 1), bundle[i].want);
+    }
+    CU_ASSERT_EQUAL_FATAL(pm_fault("pm bundle-suspend 0"), 0);
+    CU_ASSERT_EQUAL(tap_bundle_suspend(AP, 2, 1), 0);
+    const struct { const char *fault; int want; } intf[] = {
+        { "pm intf-suspend-prepare 1", -EBUSY }, { "pm intf-suspend-prepare 2", -ENOMSG },
+        { "pm intf-suspend-prepare 3", -EREMOTEIO },
+    };
+    for (size_t i = 0; i < sizeof intf / sizeof intf[0]; i++) {
+        CU_ASSERT_EQUAL_FATAL(pm_fault(intf[i].fault), 0);
+        CU_ASSERT_EQUAL(tap_intf_suspend(AP, 2), intf[i].want);
+    }
+    ap_down();
+}
+
 static void test_ap_removal_while_suspended_fails_resume_fast(void)
 {
     ap_up(4);
@@ -696,6 +729,7 @@ static const unit_test ap_tests[] = {
     UNIT_TEST(test_ap_power_state_off_and_on_reactivates_without_dme_rereads),
     UNIT_TEST(test_ap_runtime_pm_suspends_and_resumes_keeping_module_state),
     UNIT_TEST(test_ap_mode_switch_gets_the_mailbox_event_and_reenumerates),
+    UNIT_TEST(test_ap_power_management_refusals_map_to_6_1_errors),
     UNIT_TEST(test_ap_removal_while_suspended_fails_resume_fast),
     UNIT_TEST(test_ap_requests_on_closed_connections_get_no_answer),
     UNIT_TEST(test_ap_unknown_operation_types_are_answered_with_errors),

@@ -84,7 +84,8 @@ static void got_recv(void *ctx, up_node *n, unsigned cport, up_msg *m, sim_time 
 
 static const up_node_ops got_ops = { got_recv, NULL };
 
-/* The connection sequence Ara's SVC used (unipro-model.md 4.4), then a message. */
+/* The connection sequence Ara's SVC used (docs/unipro.md, "CPort connection sequence"),
+ * then a message. */
 static void connect_by_dme(up_dme *d, unsigned cport, unsigned peer_dev, unsigned peer_cport)
 {
     CU_ASSERT_EQUAL(up_dme_set(d, UP_T_ConnectionState, (uint16_t)cport, 0), UP_DME_SUCCESS);

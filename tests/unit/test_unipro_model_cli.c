@@ -159,15 +159,15 @@ static double flow_field(model *m, unsigned flow, const char *key)
     return flow_field_in(m, flow, NULL, key);
 }
 
-/* The model of `text` after a run at the frame level or (fast) the message level; the
+/* The model of `text` after a run at the frame level or (message) the message level; the
  * caller frees it. */
-static model *run_text(const char *text, bool fast)
+static model *run_text(const char *text, bool message)
 {
     char err[512] = "";
     model *m = model_new();
     char *path = write_tmp(text);
     CU_ASSERT_EQUAL_FATAL(model_parse_file(m, path, err, sizeof err), 0);
-    int rc = fast ? model_run_fast(m, model_duration(m), err, sizeof err)
+    int rc = message ? model_run_message(m, model_duration(m), err, sizeof err)
                   : model_run(m, model_duration(m), err, sizeof err);
     if (rc)
         fprintf(stderr, "\n    %s\n", err);
@@ -177,13 +177,13 @@ static model *run_text(const char *text, bool fast)
 }
 
 /* The message-level mode refuses what it does not model, naming the line. */
-static void expect_fast_refused(const char *text, const char *needle)
+static void expect_message_refused(const char *text, const char *needle)
 {
     char err[512] = "";
     model *m = model_new();
     char *path = write_tmp(text);
     CU_ASSERT_EQUAL(model_parse_file(m, path, err, sizeof err), 0);
-    CU_ASSERT(model_run_fast(m, SIM_US(10), err, sizeof err) != 0);
+    CU_ASSERT(model_run_message(m, SIM_US(10), err, sizeof err) != 0);
     if (!strstr(err, needle))
         fprintf(stderr, "\n  got '%s', wanted '%s'\n", err, needle);
     CU_ASSERT(strstr(err, needle) != NULL);
@@ -197,15 +197,15 @@ static void test_model_fast_mode_agrees_with_frame_level(void)
                        "link A S:0 gear=HS-G2B lanes=4\nlink S:1 B gear=HS-G2B lanes=4\n"
                        "traffic A B size=1024 e2efc=off\nrun 300us\n";
     double gp[2];
-    for (int fast = 0; fast < 2; fast++) {
-        model *m = run_text(text, fast);
-        gp[fast] = flow_field(m, 0, "goodput_bps");
+    for (int message = 0; message < 2; message++) {
+        model *m = run_text(text, message);
+        gp[message] = flow_field(m, 0, "goodput_bps");
         model_free(m);
     }
     CU_ASSERT(gp[0] > 8e9);
     CU_ASSERT(fabs(gp[1] - gp[0]) / gp[0] < 0.01);
-    expect_fast_refused("node A dev=2\nnode B dev=3\nlink A B ber=1e-6\ntraffic A B\n",
-                        ":3: --fast does not model faults");
+    expect_message_refused("node A dev=2\nnode B dev=3\nlink A B ber=1e-6\ntraffic A B\n",
+                        ":3: --timing message does not model faults");
 }
 
 /* Runs `gbvp model ARGS` in dir (a child process: the command prints and writes files
@@ -289,7 +289,7 @@ static void test_model_runs_the_examples_of_the_documentation(void)
     CU_ASSERT_EQUAL(system(rm), 0);
 }
 
-/* Constant-rate and Poisson flows with --fast: the same offered messages (same seed) as
+/* Constant-rate and Poisson flows with message level: the same offered messages (same seed) as
  * the frame level; without contention for an output, the same latencies too. */
 static void test_model_fast_mode_runs_open_loop_flows_like_frame_level(void)
 {
@@ -300,11 +300,11 @@ static void test_model_fast_mode_runs_open_loop_flows_like_frame_level(void)
                        "run 2ms\n";
     static const char *const keys[] = { "sent", "received", "goodput_bps", "p50", "p99", "mean" };
     double v[2][2][6];
-    for (int fast = 0; fast < 2; fast++) {
-        model *m = run_text(text, fast);
+    for (int message = 0; message < 2; message++) {
+        model *m = run_text(text, message);
         for (unsigned fl = 0; fl < 2; fl++)
             for (unsigned k = 0; k < 6; k++)
-                v[fast][fl][k] = flow_field(m, fl, keys[k]);
+                v[message][fl][k] = flow_field(m, fl, keys[k]);
         model_free(m);
     }
     CU_ASSERT_EQUAL(v[0][1][0], 3000); /* count= stops the Poisson source */
@@ -334,13 +334,13 @@ static void test_model_fast_mode_runs_request_response_like_frame_level(void)
     static const char *const keys[] = { "sent", "received", "goodput_bps", "p50", "mean" };
     static const char *const rtt_keys[] = { "count", "p50", "max" };
     double v[2][2][8];
-    for (int fast = 0; fast < 2; fast++) {
-        model *m = run_text(text, fast);
+    for (int message = 0; message < 2; message++) {
+        model *m = run_text(text, message);
         for (unsigned fl = 0; fl < 2; fl++) {
             for (unsigned k = 0; k < 5; k++)
-                v[fast][fl][k] = flow_field(m, fl, keys[k]);
+                v[message][fl][k] = flow_field(m, fl, keys[k]);
             for (unsigned k = 0; k < 3; k++)
-                v[fast][fl][5 + k] = flow_field_in(m, fl, "rtt_ps", rtt_keys[k]);
+                v[message][fl][5 + k] = flow_field_in(m, fl, "rtt_ps", rtt_keys[k]);
         }
         model_free(m);
     }
@@ -355,10 +355,10 @@ static void test_model_fast_mode_runs_request_response_like_frame_level(void)
                 fprintf(stderr, "\n    flow %u %s: frame level %g, message level %g\n", fl,
                         k < 5 ? keys[k] : rtt_keys[k - 5], a, b);
         }
-    expect_fast_refused("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=rr count=5\n",
-                        ":4: --fast runs saturating and rr flows without count, start or stop");
-    expect_fast_refused("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=rr\n",
-                        ":4: --fast does not model end-to-end flow control (add e2efc=off)");
+    expect_message_refused("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=rr count=5\n",
+                        ":4: --timing message runs saturating and rr flows without count, start or stop");
+    expect_message_refused("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=rr\n",
+                        ":4: --timing message does not model end-to-end flow control (add e2efc=off)");
 }
 
 static const unit_test tests[] = {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Validation of the UniPro timing model against first-principles arithmetic
-// (docs/performance-model.md, unipro-model.md section 7): saturated one-way goodput
-// through the switch for every HS gear, series, lane count and message size, and the
-// latency of one message on idle links.
+// (docs/performance-model.md, "Validation"; docs/unipro.md, "Goodput limits"): saturated
+// one-way goodput through the switch for every HS gear, series, lane count and message
+// size, and the latency of one message on idle links.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "switch-model/switch.h"
 #include "tests/unit/unit.h"
 #include "unipro-model/up_consts.h"
-#include "unipro-model/up_fast.h"
+#include "unipro-model/up_msg_net.h"
 #include "unipro-model/up_link.h"
 #include "unipro-model/up_node.h"
 #include "unipro-model/up_traffic.h"
@@ -200,7 +200,7 @@ static void test_saturated_goodput_matches_analytic_for_every_gear_series_lanes_
 
 static void test_g3b_x2_goodput_matches_published_table(void)
 {
-    /* unipro-model.md 7.3: 3.110, 7.463, 8.780, 9.012 Gb/s */
+    /* docs/unipro.md, "Goodput limits": 3.110, 7.463, 8.780, 9.012 Gb/s */
     static const unsigned sizes[] = { 8, 64, 256, 2048 };
     static const double table[] = { 3.110e9, 7.463e9, 8.780e9, 9.012e9 };
     for (unsigned i = 0; i < 4; i++) {
@@ -320,19 +320,19 @@ static void test_message_level_mode_matches_analytic_goodput_and_latency(void)
     for (unsigned g = 1; g <= 4; g++)
         for (unsigned si = 0; si < 5; si++) {
             sim_event_kernel *k = sim_event_kernel_new(0);
-            up_fast *f = up_fast_new(sim_event_kernel_scheduler(k), NULL, FWD_LATENCY);
+            up_msg_net *f = up_msg_net_new(sim_event_kernel_scheduler(k), NULL, FWD_LATENCY);
             up_phy_cfg phy = { UP_PHY_HS, (uint8_t)g, UP_SERIES_A, 4 };
-            CU_ASSERT_FATAL(up_fast_add_node(f) == 0 && up_fast_add_node(f) == 1);
-            CU_ASSERT_FATAL(up_fast_add_switch(f, 4) == 0);
-            CU_ASSERT_FATAL(up_fast_link_node(f, 0, 0, 0, &phy) == 0);
-            CU_ASSERT_FATAL(up_fast_link_node(f, 1, 0, 1, &phy) == 0);
-            CU_ASSERT_FATAL(up_fast_route(f, 0, 1, 1) == 0);
-            int probe = up_fast_flow(f, 0, 1, sizes[si], 8, 0, UP_SEGMENT_MAX);
+            CU_ASSERT_FATAL(up_msg_net_add_node(f) == 0 && up_msg_net_add_node(f) == 1);
+            CU_ASSERT_FATAL(up_msg_net_add_switch(f, 4) == 0);
+            CU_ASSERT_FATAL(up_msg_net_link_node(f, 0, 0, 0, &phy) == 0);
+            CU_ASSERT_FATAL(up_msg_net_link_node(f, 1, 0, 1, &phy) == 0);
+            CU_ASSERT_FATAL(up_msg_net_route(f, 0, 1, 1) == 0);
+            int probe = up_msg_net_flow(f, 0, 1, sizes[si], 8, 0, UP_SEGMENT_MAX);
             CU_ASSERT_FATAL(probe == 0);
             sim_event_kernel_run_until(k, SIM_US(10));
-            CU_ASSERT_EQUAL(up_fast_send(f, 0), 0);
+            CU_ASSERT_EQUAL(up_msg_net_send(f, 0), 0);
             sim_event_kernel_run_until(k, SIM_US(100));
-            const up_hist *h = up_fast_flow_latency(f, 0);
+            const up_hist *h = up_msg_net_flow_latency(f, 0);
             CU_ASSERT_EQUAL_FATAL(h->count, 1);
             double sym = symbol_ps(g, UP_SERIES_A, 4);
             unsigned frames, first = 0;
@@ -341,14 +341,14 @@ static void test_message_level_mode_matches_analytic_goodput_and_latency(void)
             double expect = 2 * open + (first + all) * sym + 2.0 * (double)PHY_LATENCY +
                             (double)FWD_LATENCY;
             CU_ASSERT(fabs((double)h->max - expect) <= 2.0 * frames + 2);
-            int sat = up_fast_flow(f, 0, 1, sizes[si], 8, 2, UP_SEGMENT_MAX);
+            int sat = up_msg_net_flow(f, 0, 1, sizes[si], 8, 2, UP_SEGMENT_MAX);
             sim_event_kernel_run_until(k, SIM_US(200));
-            uint64_t b0 = up_fast_flow_rx_bytes(f, (unsigned)sat);
+            uint64_t b0 = up_msg_net_flow_rx_bytes(f, (unsigned)sat);
             sim_event_kernel_run_until(k, SIM_US(1200));
-            double got = (double)(up_fast_flow_rx_bytes(f, (unsigned)sat) - b0) * 8 / 1e-3;
+            double got = (double)(up_msg_net_flow_rx_bytes(f, (unsigned)sat) - b0) * 8 / 1e-3;
             double rate = sizes[si] * 8.0 / (all * sym * 1e-12);
             CU_ASSERT(fabs(got - rate) / rate < 0.005);
-            up_fast_free(f);
+            up_msg_net_free(f);
             sim_event_kernel_free(k);
         }
 }
@@ -412,22 +412,22 @@ static void test_message_level_mode_agrees_with_frame_level_with_traffic_both_wa
 {
     const unsigned payload = 2048;
     sim_event_kernel *k = sim_event_kernel_new(0);
-    up_fast *f = up_fast_new(sim_event_kernel_scheduler(k), NULL, FWD_LATENCY);
+    up_msg_net *f = up_msg_net_new(sim_event_kernel_scheduler(k), NULL, FWD_LATENCY);
     up_phy_cfg phy = up_phy_cfg_default();
-    CU_ASSERT_FATAL(up_fast_add_node(f) == 0 && up_fast_add_node(f) == 1);
-    CU_ASSERT_FATAL(up_fast_add_switch(f, 2) == 0);
-    CU_ASSERT_FATAL(up_fast_link_node(f, 0, 0, 0, &phy) == 0);
-    CU_ASSERT_FATAL(up_fast_link_node(f, 1, 0, 1, &phy) == 0);
-    CU_ASSERT_FATAL(up_fast_route(f, 0, 1, 1) == 0 && up_fast_route(f, 0, 0, 0) == 0);
-    CU_ASSERT_FATAL(up_fast_flow(f, 0, 1, payload, 8, 2, UP_SEGMENT_MAX) == 0);
-    CU_ASSERT_FATAL(up_fast_flow(f, 1, 0, payload, 8, 2, UP_SEGMENT_MAX) == 1);
+    CU_ASSERT_FATAL(up_msg_net_add_node(f) == 0 && up_msg_net_add_node(f) == 1);
+    CU_ASSERT_FATAL(up_msg_net_add_switch(f, 2) == 0);
+    CU_ASSERT_FATAL(up_msg_net_link_node(f, 0, 0, 0, &phy) == 0);
+    CU_ASSERT_FATAL(up_msg_net_link_node(f, 1, 0, 1, &phy) == 0);
+    CU_ASSERT_FATAL(up_msg_net_route(f, 0, 1, 1) == 0 && up_msg_net_route(f, 0, 0, 0) == 0);
+    CU_ASSERT_FATAL(up_msg_net_flow(f, 0, 1, payload, 8, 2, UP_SEGMENT_MAX) == 0);
+    CU_ASSERT_FATAL(up_msg_net_flow(f, 1, 0, payload, 8, 2, UP_SEGMENT_MAX) == 1);
     sim_event_kernel_run_until(k, SIM_US(50));
-    uint64_t b0 = up_fast_flow_rx_bytes(f, 0) + up_fast_flow_rx_bytes(f, 1);
+    uint64_t b0 = up_msg_net_flow_rx_bytes(f, 0) + up_msg_net_flow_rx_bytes(f, 1);
     sim_event_kernel_run_until(k, SIM_US(50) + SIM_MS(2));
-    uint64_t b1 = up_fast_flow_rx_bytes(f, 0) + up_fast_flow_rx_bytes(f, 1);
+    uint64_t b1 = up_msg_net_flow_rx_bytes(f, 0) + up_msg_net_flow_rx_bytes(f, 1);
     double got = (double)(b1 - b0) * 8.0 / 2 / 2e-3;
-    double latency = up_hist_mean(up_fast_flow_latency(f, 0));
-    up_fast_free(f);
+    double latency = up_hist_mean(up_msg_net_flow_latency(f, 0));
+    up_msg_net_free(f);
     sim_event_kernel_free(k);
 
     double sym = symbol_ps(3, UP_SERIES_B, 2);

@@ -2,8 +2,8 @@
 // Shared helpers for the virtual-module unit tests: build an interface from manifest and
 // behaviour text, bring it up as the 6.1 AP would, send requests built as the kernel builds
 // them, and record everything the interface sends.
-#ifndef GBVP_TESTS_TEST_VM_HARNESS_H
-#define GBVP_TESTS_TEST_VM_HARNESS_H
+#ifndef GBVP_TESTS_UNIT_TEST_VM_HARNESS_H
+#define GBVP_TESTS_UNIT_TEST_VM_HARNESS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
 #include "virtual-modules/dme.h"
 #include "greybus/gb_protocols.h"
 
-/* greybus-reference.md §5.4: "Project Ara" / "Simple GPIO Interface", bundle 1 class 0x0a,
- * CPort 1 protocol GPIO: 76 bytes. */
+/* docs/greybus.md, "Manifest example": "Project Ara" / "Simple GPIO Interface", bundle 1
+ * class 0x0a, CPort 1 protocol GPIO: 76 bytes. */
 static const char simple_gpio_mnfs[] =
     "[manifest-header]\nversion-major = 0\nversion-minor = 1\n"
     "[interface-descriptor]\nvendor-string-id = 1\nproduct-string-id = 2\n"

@@ -6,7 +6,7 @@
 #include "tests/unit/test_vm_harness.h"
 #include "tests/unit/test_vm_suites.h"
 #include "virtual-modules/backend_cmd.h"
-#include "virtual-modules/log.h"
+#include "virtual-modules/log_protocol.h"
 #include "virtual-modules/raw.h"
 
 static const uint16_t cport1[] = {1};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The test tables of the virtual-module unit test binary (one per file).
-#ifndef GBVP_TESTS_TEST_VM_SUITES_H
-#define GBVP_TESTS_TEST_VM_SUITES_H
+#ifndef GBVP_TESTS_UNIT_TEST_VM_SUITES_H
+#define GBVP_TESTS_UNIT_TEST_VM_SUITES_H
 
 #include "tests/unit/unit.h"
 

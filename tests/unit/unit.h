@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A thin layer over CUnit so each part's test binary is a table of suites and one call.
-#ifndef GBVP_TESTS_UNIT_H
-#define GBVP_TESTS_UNIT_H
+#ifndef GBVP_TESTS_UNIT_UNIT_H
+#define GBVP_TESTS_UNIT_UNIT_H
 
 #include <CUnit/CUnit.h>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Message-level mode (see up_fast.h). Every link direction serves messages in the order
+// Message-level mode (see up_msg_net.h). Every link direction serves messages in the order
 // they reach it and commits each one when it arrives (there is no priority to reorder
 // them), so a message costs one event per hop: the arrival of its first frame at a switch,
 // or of its last frame at the destination node.
-#include "unipro-model/up_fast.h"
+#include "unipro-model/up_msg_net.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -11,27 +11,27 @@
 #include "unipro-model/up_consts.h"
 #include "unipro-model/up_msg_wire.h"
 
-#define FAST_MAX 256
+#define NET_MAX 256
 
-typedef struct fast_dir {
+typedef struct net_dir {
     up_msg_wire wire;
     int to_node;   /* >= 0: delivers to this node */
     int to_switch; /* >= 0: enters this switch */
-} fast_dir;
+} net_dir;
 
-typedef struct fast_msg {
-    struct fast_msg *next;
-    struct fast_msg *all;   /* every block ever allocated, for up_fast_free */
-    struct up_fast *owner;
+typedef struct net_msg {
+    struct net_msg *next;
+    struct net_msg *all;   /* every block ever allocated, for up_msg_net_free */
+    struct up_msg_net *owner;
     unsigned flow;
     bool response;          /* the answer of an rr flow's request */
     up_msg_shape shape;
     sim_time t_submit, prev_end; /* prev_end: its last frame left the hop it is on (at) */
     sim_time t_request;     /* a response: when its request was submitted */
-    fast_dir *at;
-} fast_msg;
+    net_dir *at;
+} net_msg;
 
-typedef struct fast_flow {
+typedef struct net_flow {
     unsigned src, dst, depth;   /* depth: messages in flight on the first hop */
     unsigned handed;            /* messages the source hands over at a time (its depth) */
     uint64_t seq;               /* messages sent */
@@ -45,33 +45,33 @@ typedef struct fast_flow {
     up_msg_shape response;      /* rr: the response's frames */
     uint64_t responses;         /* rr: responses delivered to src */
     up_hist rtt;                /* rr: request submit to response delivery */
-} fast_flow;
+} net_flow;
 
-typedef struct fast_switch {
+typedef struct net_switch {
     unsigned ports;
-    fast_dir *out;      /* per port: the direction leaving the switch */
-    int route[FAST_MAX]; /* node -> port */
-} fast_switch;
+    net_dir *out;      /* per port: the direction leaving the switch */
+    int route[NET_MAX]; /* node -> port */
+} net_switch;
 
-struct up_fast {
+struct up_msg_net {
     const sim_scheduler *s;
     up_phy_params pp;
     sim_time fwd;
-    fast_dir *node_out[FAST_MAX];
+    net_dir *node_out[NET_MAX];
     unsigned n_nodes;
-    fast_switch sw[FAST_MAX];
+    net_switch sw[NET_MAX];
     unsigned n_switches;
-    fast_dir *dirs[2 * FAST_MAX];
+    net_dir *dirs[2 * NET_MAX];
     unsigned n_dirs;
-    fast_flow flows[FAST_MAX];
+    net_flow flows[NET_MAX];
     unsigned n_flows;
-    fast_msg *free_msgs;
-    fast_msg *all_msgs;
+    net_msg *free_msgs;
+    net_msg *all_msgs;
 };
 
-up_fast *up_fast_new(const sim_scheduler *s, const up_phy_params *pp, sim_time fwd)
+up_msg_net *up_msg_net_new(const sim_scheduler *s, const up_phy_params *pp, sim_time fwd)
 {
-    up_fast *f = calloc(1, sizeof *f);
+    up_msg_net *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
     f->s = s;
@@ -80,7 +80,7 @@ up_fast *up_fast_new(const sim_scheduler *s, const up_phy_params *pp, sim_time f
     return f;
 }
 
-void up_fast_free(up_fast *f)
+void up_msg_net_free(up_msg_net *f)
 {
     if (!f)
         return;
@@ -91,38 +91,38 @@ void up_fast_free(up_fast *f)
     for (unsigned i = 0; i < f->n_flows; i++)
         free(f->flows[i].last_start);
     while (f->all_msgs) { /* messages still travelling too: their events die with the kernel */
-        fast_msg *m = f->all_msgs;
+        net_msg *m = f->all_msgs;
         f->all_msgs = m->all;
         free(m);
     }
     free(f);
 }
 
-int up_fast_add_node(up_fast *f)
+int up_msg_net_add_node(up_msg_net *f)
 {
-    if (f->n_nodes == FAST_MAX)
+    if (f->n_nodes == NET_MAX)
         return -ENOMEM;
     f->node_out[f->n_nodes] = NULL;
     return (int)f->n_nodes++;
 }
 
-int up_fast_add_switch(up_fast *f, unsigned ports)
+int up_msg_net_add_switch(up_msg_net *f, unsigned ports)
 {
-    if (f->n_switches == FAST_MAX || !ports || ports > 64)
+    if (f->n_switches == NET_MAX || !ports || ports > 64)
         return -EINVAL;
-    fast_switch *s = &f->sw[f->n_switches];
+    net_switch *s = &f->sw[f->n_switches];
     s->ports = ports;
     s->out = NULL;
-    for (unsigned i = 0; i < FAST_MAX; i++)
+    for (unsigned i = 0; i < NET_MAX; i++)
         s->route[i] = -1;
     return (int)f->n_switches++;
 }
 
-static fast_dir *new_dir(up_fast *f, const up_phy_cfg *phy)
+static net_dir *new_dir(up_msg_net *f, const up_phy_cfg *phy)
 {
-    if (f->n_dirs == 2 * FAST_MAX)
+    if (f->n_dirs == 2 * NET_MAX)
         return NULL;
-    fast_dir *d = calloc(1, sizeof *d);
+    net_dir *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
     up_msg_wire_init(&d->wire, phy, &f->pp);
@@ -131,11 +131,11 @@ static fast_dir *new_dir(up_fast *f, const up_phy_cfg *phy)
     return d;
 }
 
-int up_fast_link_node(up_fast *f, unsigned node, int sw, unsigned port, const up_phy_cfg *phy)
+int up_msg_net_link_node(up_msg_net *f, unsigned node, int sw, unsigned port, const up_phy_cfg *phy)
 {
     if (node >= f->n_nodes || f->node_out[node] || up_phy_cfg_check(phy, NULL, 0))
         return -EINVAL;
-    fast_dir *a = new_dir(f, phy), *b = new_dir(f, phy);
+    net_dir *a = new_dir(f, phy), *b = new_dir(f, phy);
     if (!a || !b)
         return -ENOMEM;
     f->node_out[node] = a;
@@ -150,7 +150,7 @@ int up_fast_link_node(up_fast *f, unsigned node, int sw, unsigned port, const up
     }
     if ((unsigned)sw >= f->n_switches || port >= f->sw[sw].ports)
         return -EINVAL;
-    fast_switch *s = &f->sw[sw];
+    net_switch *s = &f->sw[sw];
     if (!s->out && !(s->out = calloc(s->ports, sizeof *s->out)))
         return -ENOMEM;
     s->out[port] = *b;
@@ -160,9 +160,9 @@ int up_fast_link_node(up_fast *f, unsigned node, int sw, unsigned port, const up
     return 0;
 }
 
-int up_fast_route(up_fast *f, unsigned sw, unsigned node, unsigned port)
+int up_msg_net_route(up_msg_net *f, unsigned sw, unsigned node, unsigned port)
 {
-    if (sw >= f->n_switches || node >= FAST_MAX || port >= f->sw[sw].ports)
+    if (sw >= f->n_switches || node >= NET_MAX || port >= f->sw[sw].ports)
         return -EINVAL;
     f->sw[sw].route[node] = (int)port;
     return 0;
@@ -171,7 +171,7 @@ int up_fast_route(up_fast *f, unsigned sw, unsigned node, unsigned port)
 static void arrive(void *ctx);
 
 /* Puts m on direction d as early as the wire, the switch and the previous hop allow. */
-static void commit(up_fast *f, fast_dir *d, fast_msg *m, sim_time not_before,
+static void commit(up_msg_net *f, net_dir *d, net_msg *m, sim_time not_before,
                    sim_time last_not_before)
 {
     sim_time now = sim_now(f->s);
@@ -183,10 +183,10 @@ static void commit(up_fast *f, fast_dir *d, fast_msg *m, sim_time not_before,
         abort();
 }
 
-static fast_msg *new_msg(up_fast *f, unsigned flow)
+static net_msg *new_msg(up_msg_net *f, unsigned flow)
 {
-    fast_msg *m = f->free_msgs;
-    fast_msg *all;
+    net_msg *m = f->free_msgs;
+    net_msg *all;
     if (m) {
         f->free_msgs = m->next;
         all = m->all;
@@ -196,22 +196,22 @@ static fast_msg *new_msg(up_fast *f, unsigned flow)
         all = f->all_msgs;
         f->all_msgs = m;
     }
-    fast_flow *fl = &f->flows[flow];
-    *m = (fast_msg){ .all = all, .owner = f, .flow = flow,
+    net_flow *fl = &f->flows[flow];
+    *m = (net_msg){ .all = all, .owner = f, .flow = flow,
                      .shape = fl->shape,
                      .t_submit = sim_now(f->s) };
     return m;
 }
 
-int up_fast_send(up_fast *f, unsigned flow)
+int up_msg_net_send(up_msg_net *f, unsigned flow)
 {
     if (flow >= f->n_flows)
         return -EINVAL;
-    fast_flow *fl = &f->flows[flow];
-    fast_dir *d = f->node_out[fl->src];
+    net_flow *fl = &f->flows[flow];
+    net_dir *d = f->node_out[fl->src];
     if (!d)
         return -EINVAL;
-    fast_msg *m = new_msg(f, flow);
+    net_msg *m = new_msg(f, flow);
     if (!m)
         return -ENOMEM;
     commit(f, d, m, 0, 0);
@@ -233,23 +233,23 @@ int up_fast_send(up_fast *f, unsigned flow)
     return 0;
 }
 
-static void recycle(up_fast *f, fast_msg *m)
+static void recycle(up_msg_net *f, net_msg *m)
 {
     m->next = f->free_msgs;
     f->free_msgs = m;
 }
 
 /* m reached its destination node. */
-static void deliver(up_fast *f, fast_msg *m)
+static void deliver(up_msg_net *f, net_msg *m)
 {
     unsigned flow = m->flow;
-    fast_flow *fl = &f->flows[flow];
+    net_flow *fl = &f->flows[flow];
     sim_time now = sim_now(f->s);
     if (m->response) {
         fl->responses++;
         up_hist_add(&fl->rtt, now - m->t_request);
         recycle(f, m);
-        if (up_fast_send(f, flow)) /* the next request */
+        if (up_msg_net_send(f, flow)) /* the next request */
             abort();
         return;
     }
@@ -270,16 +270,16 @@ static void deliver(up_fast *f, fast_msg *m)
 
 static void arrive(void *ctx)
 {
-    fast_msg *m = ctx;
-    up_fast *f = m->owner;
-    fast_dir *d = m->at;
+    net_msg *m = ctx;
+    up_msg_net *f = m->owner;
+    net_dir *d = m->at;
     unsigned flow = m->flow; /* m may be recycled below */
-    fast_flow *fl = &f->flows[flow];
+    net_flow *fl = &f->flows[flow];
     bool first_hop = d == f->node_out[fl->src];
     if (d->to_node >= 0) {
         deliver(f, m);
     } else {
-        fast_switch *s = &f->sw[d->to_switch];
+        net_switch *s = &f->sw[d->to_switch];
         int port = s->route[m->response ? fl->src : fl->dst];
         if (port < 0) { /* unrouted: dropped */
             recycle(f, m);
@@ -288,18 +288,18 @@ static void arrive(void *ctx)
             commit(f, &s->out[port], m, now + f->fwd, m->prev_end + d->wire.latency + f->fwd);
         }
     }
-    if (first_hop && fl->saturate && up_fast_send(f, flow))
+    if (first_hop && fl->saturate && up_msg_net_send(f, flow))
         abort(); /* out of memory: nothing sensible can continue */
 }
 
-int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint32_t header,
+int up_msg_net_flow(up_msg_net *f, unsigned src, unsigned dst, uint32_t payload, uint32_t header,
                  unsigned depth, unsigned max_segment)
 {
-    if (f->n_flows == FAST_MAX || src >= f->n_nodes || dst >= f->n_nodes || src == dst ||
+    if (f->n_flows == NET_MAX || src >= f->n_nodes || dst >= f->n_nodes || src == dst ||
         !max_segment || max_segment > UP_SEGMENT_MAX)
         return -EINVAL;
-    fast_flow *fl = &f->flows[f->n_flows];
-    *fl = (fast_flow){ .src = src, .dst = dst, .depth = depth, .handed = depth,
+    net_flow *fl = &f->flows[f->n_flows];
+    *fl = (net_flow){ .src = src, .dst = dst, .depth = depth, .handed = depth,
                        .payload = payload, .header = header, .segment = max_segment,
                        .shape = up_msg_shape_of(payload + header, max_segment),
                        .saturate = depth > 0 };
@@ -307,12 +307,12 @@ int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint3
         return -ENOMEM;
     up_hist_init(&fl->latency);
     unsigned idx = f->n_flows++;
-    fast_dir *d = f->node_out[src];
+    net_dir *d = f->node_out[src];
     if (depth && d) {
         /* the next message goes out when one's first frame reaches the next hop: keep
          * enough in flight that the first hop never idles, and one more so that each is
          * committed before its hand-over time (which its latency counts from) */
-        fast_msg *probe = new_msg(f, idx);
+        net_msg *probe = new_msg(f, idx);
         if (!probe)
             return -ENOMEM;
         sim_time t = up_phy_symbols_time(d->wire.sym_fp, probe->shape.syms);
@@ -325,59 +325,59 @@ int up_fast_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload, uint3
         fl->depth = depth;
     }
     for (unsigned i = 0; i < depth; i++)
-        if (up_fast_send(f, idx))
+        if (up_msg_net_send(f, idx))
             return -EINVAL;
     return (int)idx;
 }
 
-int up_fast_rr_flow(up_fast *f, unsigned src, unsigned dst, uint32_t payload,
+int up_msg_net_rr_flow(up_msg_net *f, unsigned src, unsigned dst, uint32_t payload,
                     uint32_t response, uint32_t header, unsigned depth, unsigned src_segment,
                     unsigned dst_segment)
 {
     if (!depth || !dst_segment || dst_segment > UP_SEGMENT_MAX || dst >= f->n_nodes ||
         !f->node_out[dst])
         return -EINVAL;
-    int idx = up_fast_flow(f, src, dst, payload, header, 0, src_segment);
+    int idx = up_msg_net_flow(f, src, dst, payload, header, 0, src_segment);
     if (idx < 0)
         return idx;
-    fast_flow *fl = &f->flows[idx];
+    net_flow *fl = &f->flows[idx];
     fl->rr = true;
     fl->response = up_msg_shape_of(response + header, dst_segment);
     up_hist_init(&fl->rtt);
     for (unsigned i = 0; i < depth; i++) {
-        int rc = up_fast_send(f, (unsigned)idx);
+        int rc = up_msg_net_send(f, (unsigned)idx);
         if (rc)
             return rc;
     }
     return idx;
 }
 
-uint64_t up_fast_flow_responses(const up_fast *f, unsigned flow)
+uint64_t up_msg_net_flow_responses(const up_msg_net *f, unsigned flow)
 {
     return flow < f->n_flows ? f->flows[flow].responses : 0;
 }
 
-const up_hist *up_fast_flow_rtt(const up_fast *f, unsigned flow)
+const up_hist *up_msg_net_flow_rtt(const up_msg_net *f, unsigned flow)
 {
     return flow < f->n_flows && f->flows[flow].rr ? &f->flows[flow].rtt : NULL;
 }
 
-uint64_t up_fast_flow_tx_msgs(const up_fast *f, unsigned flow)
+uint64_t up_msg_net_flow_tx_msgs(const up_msg_net *f, unsigned flow)
 {
     return flow < f->n_flows ? f->flows[flow].tx_msgs : 0;
 }
 
-uint64_t up_fast_flow_rx_bytes(const up_fast *f, unsigned flow)
+uint64_t up_msg_net_flow_rx_bytes(const up_msg_net *f, unsigned flow)
 {
     return flow < f->n_flows ? f->flows[flow].rx_bytes : 0;
 }
 
-uint64_t up_fast_flow_rx_msgs(const up_fast *f, unsigned flow)
+uint64_t up_msg_net_flow_rx_msgs(const up_msg_net *f, unsigned flow)
 {
     return flow < f->n_flows ? f->flows[flow].rx_msgs : 0;
 }
 
-const up_hist *up_fast_flow_latency(const up_fast *f, unsigned flow)
+const up_hist *up_msg_net_flow_latency(const up_msg_net *f, unsigned flow)
 {
     return flow < f->n_flows ? &f->flows[flow].latency : NULL;
 }

@@ -3,8 +3,8 @@
 // lines to the AP, which prints them with dev_dbg on the bundle (enable with dynamic debug:
 // `echo 'module gb_log +p' > /sys/kernel/debug/dynamic_debug/control`). The AP sends
 // nothing but CPort Shutdown. Note: 6.1's log driver keeps its bundle awake for good.
-#ifndef GBVP_VM_LOG_H
-#define GBVP_VM_LOG_H
+#ifndef GBVP_VIRTUAL_MODULES_LOG_PROTOCOL_H
+#define GBVP_VIRTUAL_MODULES_LOG_PROTOCOL_H
 
 #include <stdint.h>
 

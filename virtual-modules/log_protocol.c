@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Log class handler (see log.h).
-#include "virtual-modules/log.h"
+#include "virtual-modules/log_protocol.h"
 
 #include <errno.h>
 #include <stdlib.h>
