@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gbvp/model/model_msg.h"
+#include "gbvp/model/model_net.h"
 #include "gbvp/model/model_topo.h"
 
 static void usage(FILE *out)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The SVC's private state, shared by svc.c (handshake, outgoing requests), svc_ops.c (the
-// AP's requests), svc_pwrmon.c and slot.c. Not for other parts.
+// AP's requests), svc_pwrmon.c and svc_slots.c. Not for other parts.
 #ifndef GBVP_SWITCH_MODEL_SVC_INTERNAL_H
 #define GBVP_SWITCH_MODEL_SVC_INTERNAL_H
 
@@ -117,7 +117,7 @@ void svc_handle_request(gb_svc *svc, const gb_msg_header *h, const uint8_t *payl
 void svc_pwrmon_request(gb_svc *svc, const gb_msg_header *h, const uint8_t *payload,
                         size_t plen);
 
-/* slot.c */
+/* svc_slots.c */
 void svc_slots_announce_all(gb_svc *svc);
 void svc_slot_release(gb_svc *svc, unsigned slot, bool ejected);
 

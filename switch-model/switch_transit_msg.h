@@ -4,7 +4,7 @@
 // frames back to back (burst opening after more than burst_hold of idle, frame symbols,
 // PHY TX + RX latency); the switch starts forwarding once the first frame is in and the
 // forwarding latency has passed, and never finishes before the last frame could have.
-// One kernel event per message. AFCs take their wire time on the other direction
+// One event-kernel event per message. AFCs take their wire time on the other direction
 // (up_msg_wire.h); NAC, credits, faults and arbitration are left out (use switch_transit.h
 // for those). INTF_SET_PWRM changes a link's mode after the
 // modelled power mode change time; HIBERNATE parks it until sw_msg_transit_wake().

@@ -3,7 +3,7 @@
 //
 // The sending side commits transmissions to the wire ahead of time: each "slot" has a start
 // and end time and an arrival time, when the receiver has it (end + PHY TX and RX latency).
-// Slots arrive in commit order, so only the oldest has a kernel event at a time. Slots are
+// Slots arrive in commit order, so only the oldest has an event-kernel event at a time. Slots are
 // committed only a little ahead (until the wire is busy for one PHY latency beyond the end
 // of the oldest slot still travelling), so nearly every data frame costs a single event. When something of higher priority turns up (an AFC or NAC, a TC1
 // frame) the slots that have not started yet are taken back ("uncommitted") and committed
@@ -205,7 +205,7 @@ static up_slot *pipe_tail(up_port *p)
     return p->pipe_count ? pipe_at(p, p->pipe_count - 1) : NULL;
 }
 
-/* Only the oldest slot of the pipe has a kernel event: slots arrive in the order they
+/* Only the oldest slot of the pipe has an event-kernel event: slots arrive in the order they
  * were committed, so the next one is scheduled when the oldest leaves. That keeps the
  * kernel's queue at one entry per busy port and makes taking a slot back free. */
 static void schedule_head(up_port *p, sim_time now)

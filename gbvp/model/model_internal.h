@@ -7,6 +7,8 @@
 
 #include "event-kernel/event_kernel.h"
 #include "switch-model/switch.h"
+#include "gbvp/model/model_msg.h"
+#include "gbvp/model/model_net.h"
 #include "gbvp/model/model_topo.h"
 #include "unipro-model/up_consts.h"
 #include "unipro-model/up_msg_net.h"
@@ -85,8 +87,8 @@ void model_teardown(model *m);
 int model_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* 0 when m has not run yet and has a duration and nodes; else model_fail's. */
 int model_check_runnable(const model *m, sim_time duration, char *err, size_t len);
-/* Runs the built model's kernel for `duration` and records the run (ran, wall, events). */
-int model_run_kernel(model *m, sim_time duration, char *err, size_t len);
+/* Runs the built model's event kernel for `duration` and records the run (ran, wall, events). */
+int model_run_event_kernel(model *m, sim_time duration, char *err, size_t len);
 /* model_msg.c */
 void model_msg_print(const model *m, FILE *out);
 void model_msg_json(const model *m, FILE *out);

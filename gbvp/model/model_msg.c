@@ -98,7 +98,7 @@ int model_run_message(model *m, sim_time duration, char *err, size_t len)
             return model_fail(err, len, "%s: cannot start this flow at the message level", f->where);
         f->msg_flow = (unsigned)idx;
     }
-    return model_run_kernel(m, duration, err, len);
+    return model_run_event_kernel(m, duration, err, len);
 }
 
 static double msg_goodput(const model *m, const model_flow *f)

@@ -59,7 +59,7 @@ int model_check_runnable(const model *m, sim_time duration, char *err, size_t le
     return 0;
 }
 
-int model_run_kernel(model *m, sim_time duration, char *err, size_t len)
+int model_run_event_kernel(model *m, sim_time duration, char *err, size_t len)
 {
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
@@ -257,7 +257,7 @@ int model_run(model *m, sim_time duration, char *err, size_t len)
     m->built = true;
     if (build(m, err, len))
         return -EINVAL;
-    return model_run_kernel(m, duration, err, len);
+    return model_run_event_kernel(m, duration, err, len);
 }
 
 /* ---- reporting ----------------------------------------------------------------------- */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `gbvp model`: a UniPro network described in a small text file (nodes, switches, links
 // with their power mode and faults, traffic flows), built on the timing model, run for a
-// simulated duration without QEMU, with its statistics printed and exported.
+// simulated duration without QEMU, with its statistics printed and exported. This header:
+// the model and its file format (model_topo.c); running it: model_net.h (frame level) and
+// model_msg.h (message level).
 //
 // The file, one statement per line, '#' starts a comment:
 //   node NAME dev=N [cports=N] [credits=N] [segment=N]
@@ -36,21 +38,6 @@ int model_parse_file(model *m, const char *path, char *err, size_t errlen);
 
 /* The duration set by `run` (0 when none). */
 sim_time model_duration(const model *m);
-
-/* Builds the network and runs it for `duration` of simulated time. 0, or -EINVAL with a
- * message (e.g. a port used twice, no route between a flow's ends). */
-int model_run(model *m, sim_time duration, char *err, size_t errlen);
-
-/* The same in the message-level mode (up_msg_net.h): saturating flows, node-to-node and
- * node-to-switch links, no faults; anything else is refused naming its line. */
-int model_run_message(model *m, sim_time duration, char *err, size_t errlen);
-
-/* After model_run: a text summary, JSON, CSV (section,object,metric,value) and the switch
- * queue depth series as CSV (switch,port,time_ps,depth). */
-void model_print_summary(const model *m, FILE *out);
-void model_write_json(const model *m, FILE *out);
-void model_write_csv(const model *m, FILE *out);
-void model_write_series_csv(const model *m, FILE *out);
 
 /* Helpers shared with the command line. 0 or -EINVAL. */
 int model_parse_time(const char *s, sim_time *out);

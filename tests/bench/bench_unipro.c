@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Speed of the UniPro timing model (frame level), in simulated seconds per wall second and
-// kernel events per wall second, and the goodput it simulates:
+// event-kernel events per wall second, and the goodput it simulates:
 //   (a) one saturated HS-G3B x2 link, 2 KiB messages            aim >= 2.0 x-realtime
 //   (b) a 14-port switch, every port saturated, permutation      aim >= 0.2 x-realtime
 //   (c) one HS-G3B x2 link, 256-byte messages at BER 1e-6

@@ -15,6 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "gbvp/model/model_msg.h"
+#include "gbvp/model/model_net.h"
 #include "gbvp/model/model_topo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

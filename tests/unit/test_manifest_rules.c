@@ -268,7 +268,7 @@ static void test_binary_header_rules(void)
     bin_error(&x, "x.mnfb:0x0000: error: manifest version 1.1 is too new");
 }
 
-static void test_binary_descriptor_walk_follows_the_kernel(void)
+static void test_binary_descriptor_walk_follows_linux(void)
 {
     bin x;
     b_valid(&x);
@@ -451,7 +451,7 @@ static const unit_test text_rules[] = {
 static const unit_test binary_rules[] = {
     UNIT_TEST(test_binary_valid_manifest_loads),
     UNIT_TEST(test_binary_header_rules),
-    UNIT_TEST(test_binary_descriptor_walk_follows_the_kernel),
+    UNIT_TEST(test_binary_descriptor_walk_follows_linux),
     UNIT_TEST(test_binary_interface_count_is_exactly_one),
     UNIT_TEST(test_binary_semantic_rules_match_text),
     UNIT_TEST(test_binary_text_form_refuses_what_it_cannot_express),

@@ -680,7 +680,7 @@ static bool wall_pump(void *ctx)
 /* Requests to a module pulled out mid-enumeration are dropped; the AP must give each up at
  * the kernel's timeout on its wall clock: not at the first quiet moment of the link, not
  * later because other messages keep arriving, and without its clock running ahead. */
-static void test_ap_on_a_wall_clock_transport_times_out_at_the_kernel_timeout(void)
+static void test_ap_on_a_wall_clock_transport_times_out_at_the_linux_timeout(void)
 {
     wall_rig r = { .answer = true };
     tap_transport tr = { .send = wall_send, .pump = wall_pump, .ctx = &r, .wall_clock = true };
@@ -737,7 +737,7 @@ static const unit_test ap_tests[] = {
     UNIT_TEST(test_ap_bad_manifest_fails_enable_and_deactivates),
     UNIT_TEST(test_ap_zero_manifest_size_fails_enable),
     UNIT_TEST(test_ap_control_major_version_1_fails_enable),
-    UNIT_TEST(test_ap_on_a_wall_clock_transport_times_out_at_the_kernel_timeout),
+    UNIT_TEST(test_ap_on_a_wall_clock_transport_times_out_at_the_linux_timeout),
     UNIT_TESTS_END,
 };
 

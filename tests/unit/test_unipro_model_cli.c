@@ -11,6 +11,8 @@
 
 #include "tests/unit/unit.h"
 #include "gbvp/cmd_model.h"
+#include "gbvp/model/model_msg.h"
+#include "gbvp/model/model_net.h"
 #include "gbvp/model/model_topo.h"
 
 static char *write_tmp(const char *text)

@@ -79,7 +79,7 @@ static void test_gb_msg_build_refuses_oversized_payload(void)
     CU_ASSERT_EQUAL(gb_msg_build(out, 9, 1, 2, 0, big, 2), 0);
 }
 
-static void test_gb_result_maps_to_kernel_errno(void)
+static void test_gb_result_maps_to_linux_errno(void)
 {
     CU_ASSERT_EQUAL(gb_result_to_errno(GB_OP_NONEXISTENT), -ENODEV);
     CU_ASSERT_EQUAL(gb_result_to_errno(GB_OP_PROTOCOL_BAD), -EPROTONOSUPPORT);
@@ -445,7 +445,7 @@ const unit_test vmt_interface_tests[] = {
     UNIT_TEST(test_gb_msg_header_round_trip_is_little_endian),
     UNIT_TEST(test_gb_msg_decode_rejects_short_and_inconsistent_sizes),
     UNIT_TEST(test_gb_msg_build_refuses_oversized_payload),
-    UNIT_TEST(test_gb_result_maps_to_kernel_errno),
+    UNIT_TEST(test_gb_result_maps_to_linux_errno),
     UNIT_TEST(test_dme_reports_toshiba_ids_and_serial),
     UNIT_TEST(test_dme_init_status_is_rearmed_on_every_activation),
     UNIT_TEST(test_dme_es2_product_reports_init_status_in_tst_src_increment),
