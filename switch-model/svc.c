@@ -351,6 +351,10 @@ static void svc_receive(void *ctx, uint16_t cport, const gb_msg *m, sim_time now
 
 void gb_svc_tick(gb_svc *svc, sim_time now)
 {
+    /* the clock never goes back: a tick behind the last delivery's time changes nothing
+     * (and must not make now - pending_since wrap into a false timeout) */
+    if (now < svc->now)
+        now = svc->now;
     svc->now = now;
     if (svc->pending && now - svc->pending_since > SVC_AP_TIMEOUT) {
         svc->stats.ap_timeouts++;
