@@ -42,7 +42,7 @@ static void on_signal(int sig)
 }
 
 typedef struct run_opts {
-    const char *scenario, *control, *qemu, *kernel, *initrd;
+    const char *scenario, *control, *qemu, *kernel, *initrd, *pcap;
     bool kvm, keep_running;
 } run_opts;
 
@@ -59,8 +59,8 @@ typedef struct run_ctx {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: gbvp run [--scenario FILE] [--control PATH] [--kvm] [--keep-running]\n"
-            "                [--qemu PATH] [--kernel PATH] [--initrd PATH]\n\n"
+            "usage: gbvp run [--scenario FILE] [--control PATH] [--pcap FILE] [--kvm]\n"
+            "                [--keep-running] [--qemu PATH] [--kernel PATH] [--initrd PATH]\n\n"
             "Builds QEMU and the guest when needed, starts the simulator (gbvp sim) and QEMU\n"
             "(TCG), boots the Linux 6.1 guest against the emulated ES2 bridge and runs a\n"
             "scenario through the simulator's control socket and the guest agent: by default\n"
@@ -69,6 +69,8 @@ static void usage(FILE *out)
             "  --scenario FILE  the Lua scenario to run (default scenarios/demo.lua)\n"
             "  --control PATH   the simulator's control socket (default RUNDIR/control.sock);\n"
             "                   named at start: gbvp ctl --socket PATH works while it runs\n"
+            "  --pcap FILE      capture every Greybus message as pcapng for Wireshark\n"
+            "                   (docs/tracing.md)\n"
             "  --kvm            use KVM instead of TCG\n"
             "  --keep-running   leave the guest and the simulator up afterwards, for gbvp ctl\n"
             "                   and gbvp agent; Ctrl-C stops both\n"
@@ -277,7 +279,7 @@ static bool start_sim(run_ctx *r)
         return false;
     }
     char *argv[] = { r->self, "sim", "--link", r->link, "--slots", "8", "--control",
-                     r->control, NULL };
+                     r->control, r->o.pcap ? "--pcap" : NULL, (char *)r->o.pcap, NULL };
     say(r, "simulator: gbvp sim --link %s --slots 8 --control %s (log %s)", r->link,
         r->control, r->sim_log);
     r->child = spawn(argv, devnull, log, log, true);
@@ -440,6 +442,8 @@ static int parse(int argc, char **argv, run_opts *o)
             slot = &o->scenario;
         } else if (!strcmp(a, "--control")) {
             slot = &o->control;
+        } else if (!strcmp(a, "--pcap")) {
+            slot = &o->pcap;
         } else if (!strcmp(a, "--qemu")) {
             slot = &o->qemu;
         } else if (!strcmp(a, "--kernel")) {

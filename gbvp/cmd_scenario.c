@@ -27,6 +27,7 @@ static void usage(FILE *out)
             "                     [--junit FILE] [--slots N] [--catalog DIR] [--timeout S]\n"
             "                     [--verbose] [--control PATH] [--target T] [--link PATH]\n"
             "                     [--agent PATH] [--connect-timeout S] [--timing T]\n"
+            "                     [--pcap FILE]\n"
             "       gbvp scenario FILE --connect PATH [--agent PATH] [options above]\n"
             "       gbvp scenario --control PATH [--slots N] [--catalog DIR] [--target T]\n\n"
             "Runs a Lua scenario (docs/scenarios.md) against the simulator with the\n"
@@ -52,7 +53,9 @@ static void usage(FILE *out)
             "  --agent PATH      guest, --connect: the guest agent's socket, for gbvp.guest\n"
             "  --connect-timeout S  guest: wait for QEMU and the handshake (default 300)\n"
             "  --timing T        off (default), frame or message, as gbvp sim --timing; frame\n"
-            "                    enables gbvp.link, gbvp.fault and gbvp.link_stats\n",
+            "                    enables gbvp.link, gbvp.fault and gbvp.link_stats\n"
+            "  --pcap FILE       capture every Greybus message as pcapng for Wireshark\n"
+            "                    (docs/tracing.md); with --connect, for the script's run\n",
             GB_SVC_SLOTS_MAX);
 }
 
@@ -153,7 +156,7 @@ int cmd_scenario_main(int argc, char **argv)
 {
     const char *file = NULL, *tap_path = NULL, *junit = NULL, *catalog = NULL;
     const char *control = NULL, *target = "test-ap", *link = NULL, *agent = NULL,
-               *connect = NULL;
+               *connect = NULL, *pcap = NULL;
     sw_timing timing = SW_TIMING_DIRECT;
     uint64_t connect_timeout = 300;
     const char *args[MAX_ARGS];
@@ -163,7 +166,7 @@ int cmd_scenario_main(int argc, char **argv)
     const sim_cli_text_opt text_opts[] = {
         { "--tap", &tap_path }, { "--junit", &junit }, { "--catalog", &catalog },
         { "--control", &control }, { "--link", &link }, { "--agent", &agent },
-        { "--connect", &connect }, { NULL, NULL },
+        { "--connect", &connect }, { "--pcap", &pcap }, { NULL, NULL },
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -263,12 +266,16 @@ int cmd_scenario_main(int argc, char **argv)
             goto out;
         }
         sv.t = sim_remote_target(remote);
+        if (pcap && sv.t->ops->capture(sv.t->ctx, pcap, err, sizeof err)) {
+            fprintf(stderr, "gbvp scenario: --pcap: %s\n", err);
+            goto out;
+        }
     } else {
         sim_local_config lc = {
             .sim = { .link_path = link, .num_slots = (unsigned)slots, .catalog_dir = catalog,
                      .log_level = verbose ? (getenv("GBVP_DEBUG") ? SW_LOG_DEBUG : SW_LOG_INFO)
                                           : SW_LOG_ERROR,
-                     .timing = timing },
+                     .timing = timing, .pcap_path = pcap },
             .verbose = verbose,
             .agent_path = agent,
             .connect_timeout_s = (unsigned)connect_timeout,
@@ -328,6 +335,8 @@ int cmd_scenario_main(int argc, char **argv)
     }
     sim_scenario_free(sc);
 out:
+    if (remote && pcap)
+        sv.t->ops->capture(sv.t->ctx, NULL, err, sizeof err); /* the simulator goes on */
     sim_ctl_free(sv.ctl);
     sim_local_free(local);
     sim_remote_free(remote);

@@ -35,7 +35,7 @@ typedef struct runner {
     job *jobs;
     size_t njobs, cap;
     unsigned nproc;
-    const char *artifacts, *junit;
+    const char *artifacts, *junit, *pcap_dir;
     const char *forward[MAX_FORWARD];
     size_t nforward;
     unsigned timeout_s;
@@ -47,7 +47,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: gbvp test [-j N] [--artifacts DIR] [--junit FILE] [--seed N]\n"
             "                 [--set NAME=VALUE]... [--target T] [--timing T] [--timeout S]\n"
-            "                 [--keep] PATH...\n\n"
+            "                 [--keep] [--pcap DIR] PATH...\n\n"
             "Runs every scenario (a .lua file, or each .lua file in a folder) in its own\n"
             "simulator process and prints TAP and the summary 'N passed, N failed'.\n"
             "Exit status: 0 all passed, 1 some failed, 2 bad usage.\n\n"
@@ -60,7 +60,9 @@ static void usage(FILE *out)
             "  --target T       passed to every scenario (test-ap, gbvp-sim; see gbvp scenario)\n"
             "  --timing T       passed to every scenario (gbvp-sim: off, frame or message)\n"
             "  --timeout S      each scenario's wall-clock limit (default 300)\n"
-            "  --keep           keep the artifacts of passed scenarios too\n");
+            "  --keep           keep the artifacts of passed scenarios too\n"
+            "  --pcap DIR       capture each scenario's messages as DIR/NAME.pcapng\n"
+            "                   (docs/tracing.md)\n");
 }
 
 static int add_job(runner *r, const char *file)
@@ -177,6 +179,9 @@ static void start(runner *r, size_t idx, const char *self)
         return;
     }
     char tap[PATH_MAX + 8], junit[PATH_MAX + 16], log[PATH_MAX + 8], timeout[16];
+    char pcap[PATH_MAX + 300];
+    if (r->pcap_dir)
+        snprintf(pcap, sizeof pcap, "%s/%s.pcapng", r->pcap_dir, name);
     snprintf(tap, sizeof tap, "%s/tap", j->dir);
     snprintf(junit, sizeof junit, "%s/junit.xml", j->dir);
     snprintf(log, sizeof log, "%s/log", j->dir);
@@ -205,6 +210,10 @@ static void start(runner *r, size_t idx, const char *self)
         argv[n++] = junit;
         argv[n++] = "--timeout";
         argv[n++] = timeout;
+        if (r->pcap_dir) {
+            argv[n++] = "--pcap";
+            argv[n++] = pcap;
+        }
         for (size_t i = 0; i < r->nforward; i++)
             argv[n++] = r->forward[i];
         argv[n] = NULL;
@@ -332,6 +341,8 @@ int cmd_test_main(int argc, char **argv)
             r.artifacts = v;
         } else if (!strcmp(a, "--junit")) {
             r.junit = v;
+        } else if (!strcmp(a, "--pcap")) {
+            r.pcap_dir = v;
         } else if (!strcmp(a, "--timeout")) {
             if (!parse_uint(v, 1, 86400, &r.timeout_s)) {
                 fprintf(stderr, "gbvp test: --timeout %s: want 1..86400 seconds\n", v);
@@ -363,6 +374,10 @@ int cmd_test_main(int argc, char **argv)
     self[sl] = 0;
     if (mkdir_p(r.artifacts)) {
         fprintf(stderr, "gbvp test: cannot create %s: %s\n", r.artifacts, strerror(errno));
+        goto out;
+    }
+    if (r.pcap_dir && mkdir_p(r.pcap_dir)) {
+        fprintf(stderr, "gbvp test: --pcap %s: %s\n", r.pcap_dir, strerror(errno));
         goto out;
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The gbvp program: one binary, one subcommand per job. Each part that owns a subcommand
 // exposes `int <name>_cli_main(int argc, char **argv)`; this file only dispatches.
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,6 +63,9 @@ int main(int argc, char **argv)
         printf("gbvp %s\n", SIM_VERSION);
         return 0;
     }
+    /* A reader that goes away (a capture's FIFO, a control client, a pipe) is an error to
+     * report where the write fails, not a reason to die. */
+    signal(SIGPIPE, SIG_IGN);
     for (const sim_command *c = commands; c->name; c++)
         if (!strcmp(c->name, name))
             return c->main(argc - 1, argv + 1);

@@ -28,6 +28,7 @@ for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.05; done
 watcher=$!
 sleep 0.3
 expect "ping" 0 '"pong":true' ping
+expect "capture" 0 '"capturing":true,"ok":true' capture file="$d/live.pcapng"
 expect "insert" 0 '"interface":2,"ok":true' insert slot=0 module=sensor
 expect "insert into an occupied slot fails" 1 'slot 0 is occupied' insert slot=0 module=sensor
 expect "gpio_set" 0 '"irq_sent":false' gpio_set slot=0 line=1 level=1
@@ -37,6 +38,12 @@ expect "bad field type" 1 "field 'slot' must be an integer" --json '{"cmd":"remo
 expect "no link model without timing" 1 'has no UniPro link model' link slot=0 gear=HS-G2B
 expect "no link_stats without timing" 1 'has no UniPro link model' link_stats slot=0
 expect "remove" 0 '"ok":true' remove slot=0
+expect "capture stop" 0 '"capturing":false,"ok":true' capture stop=true
+[ "$(head -c 4 "$d/live.pcapng" | od -An -tx1 | tr -d ' ')" = 0a0d0d0a ] &&
+    [ "$(stat -c %s "$d/live.pcapng")" -gt 2000 ] && ok || bad "the live capture holds a pcapng section"
+expect "capture needs a file or stop" 1 "missing field 'file'" capture
+expect "capture stop must be true" 1 "field 'stop' must be true" capture stop=false
+expect "capture into a missing folder" 1 "No such file or directory" capture file=/nonexistent/x.pcapng
 expect "unknown command" 1 "unknown command 'reboot'" reboot
 # a scenario in another process drives this simulator through the socket (gbvp run does)
 out=$("$gbvp" scenario scenarios/hotplug_basic.lua --connect "$sock" 2>&1); rc=$?

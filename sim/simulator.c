@@ -11,6 +11,7 @@
 
 #include "event-kernel/event_kernel.h"
 #include "sim/bridge_gblink.h"
+#include "sim/capture.h"
 #include "sim/slots.h"
 #include "virtual-modules/backend_cmd.h"
 #include "virtual-modules/vm_module.h"
@@ -23,6 +24,8 @@ struct sim_simulator {
     sim_slots *slots;
     sim_bridge *bridge;
     sim_bridge_gblink *gblink; /* NULL: the AP is in this process */
+    sim_capture *capture;      /* NULL when not capturing */
+    bool capture_failure_told;
     sim_time now;
 };
 
@@ -122,6 +125,10 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
         sim_simulator_free(s);
         return NULL;
     }
+    if (cfg->pcap_path && sim_simulator_capture_start(s, cfg->pcap_path, err, errlen)) {
+        sim_simulator_free(s);
+        return NULL;
+    }
     if (cfg->link_path) {
         s->gblink = sim_bridge_gblink_new(s->bridge, cfg->link_path, log_sink, s, err, errlen);
         if (!s->gblink) {
@@ -143,6 +150,7 @@ void sim_simulator_free(sim_simulator *s)
 {
     if (!s)
         return;
+    sim_simulator_capture_stop(s);
     if (s->slots)
         sim_slots_free(s->slots, s->now);
     sim_bridge_gblink_free(s->gblink);
@@ -180,6 +188,10 @@ void sim_simulator_process(sim_simulator *s, sim_time until)
         sim_bridge_gblink_process(s->gblink, s->now);
     sim_slots_service(s->slots);
     gb_svc_tick(s->svc, s->now);
+    if (s->capture && sim_capture_error(s->capture) && !s->capture_failure_told) {
+        logf_(s, SW_LOG_ERROR, "%s", sim_capture_error(s->capture));
+        s->capture_failure_told = true;
+    }
 }
 
 bool sim_simulator_next_event(sim_simulator *s, sim_time *out)
@@ -487,4 +499,40 @@ int sim_simulator_write_stats(sim_simulator *s, const char *path)
     if (rc)
         logf_(s, SW_LOG_ERROR, "--stats %s: write failed", path);
     return rc;
+}
+
+/* ---- captures ---- */
+
+int sim_simulator_capture_start(sim_simulator *s, const char *path, char *err, size_t errlen)
+{
+    const sw_fabric_cfg *fc = sw_fabric_get_cfg(s->fabric);
+    sim_capture *c = sim_capture_open(path, fc->ports, fc->ap_port, err, errlen);
+    if (!c) {
+        logf_(s, SW_LOG_ERROR, "%s", err);
+        return -EINVAL;
+    }
+    sim_simulator_capture_stop(s);
+    s->capture = c;
+    s->capture_failure_told = false;
+    sw_fabric_set_observer(s->fabric, sim_capture_observe, c);
+    logf_(s, SW_LOG_INFO, "capture: every message to %s (pcapng)", path);
+    return 0;
+}
+
+uint64_t sim_simulator_capture_stop(sim_simulator *s)
+{
+    if (!s->capture)
+        return 0;
+    sw_fabric_set_observer(s->fabric, NULL, NULL);
+    uint64_t n = sim_capture_packets(s->capture);
+    logf_(s, SW_LOG_INFO, "capture: %llu messages written to %s", (unsigned long long)n,
+          sim_capture_path(s->capture));
+    sim_capture_close(s->capture);
+    s->capture = NULL;
+    return n;
+}
+
+bool sim_simulator_capturing(const sim_simulator *s)
+{
+    return s->capture != NULL;
 }

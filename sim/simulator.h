@@ -54,6 +54,7 @@ typedef struct sim_config {
     up_phy_cfg link;         /* every link at start; gear 0 = PWM-G1 x1 (after link start-up) */
     double ber;              /* bit error rate on every link (frame timing) */
     uint64_t seed;           /* fault generators; 0 = 1 */
+    const char *pcap_path;   /* capture every message from the start (docs/tracing.md) */
 } sim_config;
 
 /* NULL with a reason in err. The caller owns the result. */
@@ -127,6 +128,15 @@ sw_fabric *sim_simulator_fabric(const sim_simulator *s);
 sim_bridge *sim_simulator_bridge(const sim_simulator *s);
 /* With a gblink socket: the AP (QEMU) is connected. */
 bool sim_simulator_ap_linked(const sim_simulator *s);
+
+/* ---- captures (docs/tracing.md) ---- */
+
+/* Writes every message the fabric delivers or refuses to `path` as pcapng from now on,
+ * replacing a running capture. 0, or -EINVAL with the reason in err (and logged). */
+int sim_simulator_capture_start(sim_simulator *s, const char *path, char *err, size_t errlen);
+/* Ends a running capture; returns the messages it wrote (0 when none ran). */
+uint64_t sim_simulator_capture_stop(sim_simulator *s);
+bool sim_simulator_capturing(const sim_simulator *s);
 
 /* ---- reports ---- */
 

@@ -290,25 +290,41 @@ static sw_dir dir_of(const sw_fabric *f, unsigned from, unsigned to)
     return SW_DIR_INTF_TO_INTF;
 }
 
+/* The direction of a refused message: by its peer when one was found, else by its sender. */
+static sw_dir refused_dir(const sw_fabric *f, unsigned from, uint16_t cport, unsigned to)
+{
+    if (to < f->cfg.ports)
+        return dir_of(f, from, to);
+    if (from == f->cfg.ap_port)
+        return cport == 0 ? SW_DIR_AP_TO_SVC : SW_DIR_AP_TO_INTF;
+    return from == f->cfg.ports - 1 ? SW_DIR_SVC_TO_AP : SW_DIR_INTF_TO_AP;
+}
+
 /* Where a message leaving (port, cport) goes. The SVC's connection (hd CPort 0 of the AP
  * bridge and CPort 0 of the SVC) is static: neither CONN_CREATE nor the routing table is
  * involved. */
 static sw_verdict resolve(sw_fabric *f, unsigned port, uint16_t cport, sw_hop *hop,
-                          unsigned *peer)
+                          unsigned *peer, uint8_t *tc)
 {
     unsigned svc = f->cfg.ports - 1, ap = f->cfg.ap_port;
-    *hop = (sw_hop){ .in_port = port, .src_cport = cport, .dst_cport = 0 };
+    *hop = (sw_hop){ .in_port = port, .out_port = SW_FABRIC_NO_PORT, .src_cport = cport,
+                     .dst_cport = 0xffff };
+    *peer = SW_FABRIC_NO_PORT;
+    *tc = 0;
     if (cport == 0 && (port == ap || port == svc)) {
         *peer = port == ap ? svc : ap;
         hop->out_port = *peer;
+        hop->dst_cport = 0;
         hop->src_dev = port == ap ? GB_SVC_DEVICE_ID_AP : GB_SVC_DEVICE_ID_SVC;
         hop->dst_dev = port == ap ? GB_SVC_DEVICE_ID_SVC : GB_SVC_DEVICE_ID_AP;
         return f->ports[*peer].attached ? SW_VERDICT_OK : SW_VERDICT_PEER_GONE;
     }
     uint8_t peer_port;
-    if (!sw_conn_peer(f->conns, (uint8_t)port, cport, &peer_port, &hop->dst_cport, NULL))
+    sw_conn c;
+    if (!sw_conn_peer(f->conns, (uint8_t)port, cport, &peer_port, &hop->dst_cport, &c))
         return SW_VERDICT_NO_CONNECTION;
     *peer = peer_port;
+    *tc = c.tc;
     hop->src_dev = f->ports[port].device_id;
     hop->dst_dev = f->ports[peer_port].device_id;
     if (!hop->src_dev || !hop->dst_dev ||
@@ -319,9 +335,38 @@ static sw_verdict resolve(sw_fabric *f, unsigned port, uint16_t cport, sw_hop *h
     return SW_VERDICT_OK;
 }
 
-static void deliver(sw_fabric *f, sw_dir d, unsigned to, uint16_t cport, const gb_msg *m,
-                    sim_time sent)
+void sw_fabric_set_observer(sw_fabric *f, sw_observer_fn fn, void *ctx)
 {
+    f->observer = fn;
+    f->observer_ctx = fn ? ctx : NULL;
+}
+
+static void observe(sw_fabric *f, const fabric_flight *fl, sw_verdict v, sim_time sent,
+                    const gb_msg *m)
+{
+    if (!f->observer)
+        return;
+    sw_observed ev = { .dir = fl->dir, .from = fl->from, .to = fl->to, .src_dev = fl->src_dev,
+                       .dst_dev = fl->dst_dev, .src_cport = fl->src_cport,
+                       .dst_cport = fl->cport, .tc = fl->tc, .verdict = v, .sent = sent,
+                       .at = sim_now(f->sched), .m = m };
+    f->observer(f->observer_ctx, &ev);
+}
+
+/* What a message carries through the fabric about its way (for delivery and observers). */
+static fabric_flight way(const sw_hop *hop, unsigned to, sw_dir d, uint8_t tc,
+                         const gb_msg *m)
+{
+    return (fabric_flight){ .h = m->h, .from = hop->in_port, .to = to, .cport = hop->dst_cport,
+                            .src_cport = hop->src_cport, .src_dev = hop->src_dev,
+                            .dst_dev = hop->dst_dev, .tc = tc, .dir = d };
+}
+
+static void deliver(sw_fabric *f, const fabric_flight *fl, const gb_msg *m, sim_time sent)
+{
+    sw_dir d = fl->dir;
+    unsigned to = fl->to;
+    uint16_t cport = fl->cport;
     sim_time now = sim_now(f->sched);
     fabric_dir *acc = &f->dir[d];
     acc->s.delivered_msgs++;
@@ -334,6 +379,7 @@ static void deliver(sw_fabric *f, sw_dir d, unsigned to, uint16_t cport, const g
         f->st.to_svc++;
     else
         f->st.to_intf++;
+    observe(f, fl, SW_VERDICT_OK, sent, m);
     fabric_port *p = &f->ports[to];
     p->ep.receive(p->ep.ctx, cport, m, now);
 }
@@ -372,17 +418,17 @@ static void flight_done(sw_fabric *f, fabric_flight *fl)
 }
 
 /* Into the timed model: 0, or -errno when it refused (then nothing is in flight). */
-static int send_timed(sw_fabric *f, const sw_hop *hop, unsigned to, sw_dir d,
+static int send_timed(sw_fabric *f, const sw_hop *hop, const fabric_flight *w,
                       const gb_msg *m)
 {
     fabric_flight *fl = flight_new(f);
     if (!fl)
         return -ENOMEM;
-    fl->h = m->h;
-    fl->from = hop->in_port;
-    fl->to = to;
-    fl->cport = hop->dst_cport;
-    fl->dir = d;
+    fabric_flight *links_prev = fl->prev, *links_next = fl->next;
+    *fl = *w;
+    fl->prev = links_prev;
+    fl->next = links_next;
+    unsigned to = w->to;
     fl->tx_epoch = f->ports[hop->in_port].tx_epoch;
     fl->rx_epoch = f->ports[to].rx_epoch;
     int rc = f->frame ? sw_transit_message(f->frame, hop, m->bytes, m->h.size, fl)
@@ -402,6 +448,8 @@ static void fabric_arrived(void *ctx, void *msg_ctx, const uint8_t *msg, size_t 
     const fabric_port *from = &f->ports[fl.from], *to = &f->ports[fl.to];
     if (from->tx_epoch != fl.tx_epoch || to->rx_epoch != fl.rx_epoch || !to->reachable) {
         f->st.dropped++;
+        gb_msg m = { .h = fl.h, .bytes = msg };
+        observe(f, &fl, SW_VERDICT_PEER_GONE, sent, &m);
         if (is_module_port(f, fl.to))
             fabric_log(f, SW_LOG_WARN, "path: interface %u gone, %zu bytes for CPort %u "
                        "dropped", fl.to, len, fl.cport);
@@ -410,17 +458,23 @@ static void fabric_arrived(void *ctx, void *msg_ctx, const uint8_t *msg, size_t 
         return;
     }
     gb_msg m = { .h = fl.h, .bytes = msg };
-    deliver(f, fl.dir, fl.to, fl.cport, &m, sent);
+    deliver(f, &fl, &m, sent);
 }
 
 sw_verdict sw_fabric_send(sw_fabric *f, unsigned port, uint16_t cport, const gb_msg *m)
 {
-    sw_hop hop;
-    unsigned to = 0;
+    sw_hop hop = { .in_port = port, .out_port = SW_FABRIC_NO_PORT, .src_cport = cport,
+                   .dst_cport = 0xffff };
+    unsigned to = SW_FABRIC_NO_PORT;
+    uint8_t tc = 0;
     sw_verdict v = port < f->cfg.ports && f->ports[port].reachable
-                       ? resolve(f, port, cport, &hop, &to) : SW_VERDICT_PEER_GONE;
+                       ? resolve(f, port, cport, &hop, &to, &tc) : SW_VERDICT_PEER_GONE;
     if (v != SW_VERDICT_OK) {
         f->st.dropped++;
+        if (f->observer && port < f->cfg.ports) {
+            fabric_flight w = way(&hop, to, refused_dir(f, port, cport, to), tc, m);
+            observe(f, &w, v, sim_now(f->sched), m);
+        }
         if (port == f->cfg.ap_port)
             fabric_log(f, SW_LOG_WARN, "path: AP hd CPort %u: %u bytes dropped (%s)", cport,
                        m->h.size, sw_verdict_name(v));
@@ -432,15 +486,16 @@ sw_verdict sw_fabric_send(sw_fabric *f, unsigned port, uint16_t cport, const gb_
     }
     sw_dir d = dir_of(f, port, to);
     count_sent(f, d, m->h.size);
+    fabric_flight w = way(&hop, to, d, tc, m);
     if (f->frame || f->message) {
-        int rc = send_timed(f, &hop, to, d, m);
+        int rc = send_timed(f, &hop, &w, m);
         if (!rc)
             return SW_VERDICT_OK;
         f->st.untimed++;
         fabric_log(f, SW_LOG_WARN, "timing: port %u CPort %u -> %u:%u not modelled (%s), "
                    "delivered at once", port, cport, to, hop.dst_cport, strerror(-rc));
     }
-    deliver(f, d, to, hop.dst_cport, m, sim_now(f->sched));
+    deliver(f, &w, m, sim_now(f->sched));
     return SW_VERDICT_OK;
 }
 

@@ -147,6 +147,26 @@ typedef struct sw_fabric_stats {
 
 sw_fabric_stats sw_fabric_get_stats(const sw_fabric *f);
 sw_dir_stats sw_fabric_dir_stats(const sw_fabric *f, sw_dir d);
+/* ---- observing (captures) ---- */
+
+/* One message the fabric delivered, or refused (verdict not OK). */
+typedef struct sw_observed {
+    sw_dir dir;
+    unsigned from, to;         /* switch ports; to = SW_FABRIC_NO_PORT when no peer was known */
+    uint8_t src_dev, dst_dev;  /* DeviceIDs (0: none) */
+    uint16_t src_cport, dst_cport; /* dst_cport = 0xffff when no peer was known */
+    uint8_t tc;                /* traffic class of the connection */
+    sw_verdict verdict;
+    sim_time sent, at;         /* handed to the fabric; delivered (or refused) */
+    const gb_msg *m;           /* valid during the call */
+} sw_observed;
+
+#define SW_FABRIC_NO_PORT 0xffu
+
+typedef void (*sw_observer_fn)(void *ctx, const sw_observed *ev);
+/* Calls fn for every message delivered or refused from now on (NULL: stop). One observer. */
+void sw_fabric_set_observer(sw_fabric *f, sw_observer_fn fn, void *ctx);
+
 /* Messages sent and not yet delivered or dropped. */
 size_t sw_fabric_in_flight(const sw_fabric *f);
 

@@ -28,6 +28,8 @@ typedef struct fabric_flight {
     gb_msg_header h;
     unsigned from, to;
     uint16_t cport; /* the destination's */
+    uint16_t src_cport;
+    uint8_t src_dev, dst_dev, tc;
     sw_dir dir;
     uint32_t tx_epoch, rx_epoch;
 } fabric_flight;
@@ -58,6 +60,8 @@ struct sw_fabric {
     fabric_timed_fault timed[SW_FABRIC_TIMED_FAULTS];
     sw_fabric_stats st;
     fabric_dir dir[SW_DIRS];
+    sw_observer_fn observer;
+    void *observer_ctx;
 };
 
 void fabric_log(const sw_fabric *f, sw_log_level level, const char *fmt, ...)

@@ -649,6 +649,28 @@ static bool cmd_intf_oops(req *r)
     return true;
 }
 
+/* {"cmd":"capture","file":PATH} starts a pcapng capture of every message (replacing a
+ * running one); {"cmd":"capture","stop":true} ends it (docs/tracing.md). */
+static bool cmd_capture(req *r)
+{
+    const char *path = NULL;
+    bool stop = json_object_has_member(r->o, "stop");
+    if (stop) {
+        JsonNode *n = json_object_get_member(r->o, "stop");
+        if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_BOOLEAN ||
+            !json_node_get_boolean(n))
+            return fail(r, "field 'stop' must be true");
+        if (json_object_has_member(r->o, "file"))
+            return fail(r, "give 'file' to start a capture or 'stop' to end it, not both");
+    } else if (!get_str(r, "file", 255, &path)) {
+        return false;
+    }
+    if (T(r)->capture(TX(r), path, r->err, sizeof r->err))
+        return false;
+    add_bool(r, "capturing", !stop);
+    return true;
+}
+
 static const struct {
     const char *name;
     bool (*fn)(req *r);
@@ -660,7 +682,7 @@ static const struct {
     { "link_stats", cmd_link_stats }, { "link_mode", cmd_link_mode },
     { "intf_oops", cmd_intf_oops }, { "cmd", cmd_cmd },
     { "fault", cmd_fault },         { "subscribe", cmd_sub },
-    { "unsubscribe", cmd_unsub },
+    { "unsubscribe", cmd_unsub },   { "capture", cmd_capture },
 };
 
 /* One JSON value and nothing after it but white space (json-glib alone accepts

@@ -123,6 +123,11 @@ typedef struct sim_target_ops {
      * into err when it is not SIM_AGENT_OK. */
     int (*guest_run)(void *ctx, const char *cmd, int timeout_ms, struct sim_agent_result *res,
                      char *err, size_t errlen);
+
+    /* Every target: captures every message the fabric delivers or refuses to `path` as
+     * pcapng (docs/tracing.md), replacing a running capture; path NULL ends it. 0 or a
+     * negative errno with the reason in err. */
+    int (*capture)(void *ctx, const char *path, char *err, size_t errlen);
 } sim_target_ops;
 
 typedef struct sim_target {

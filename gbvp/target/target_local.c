@@ -469,6 +469,16 @@ static int t_guest_run(void *ctx, const char *cmd, int timeout_ms, sim_agent_res
     return sim_agent_run_or_say(((sim_local *)ctx)->agent, cmd, timeout_ms, res, err, errlen);
 }
 
+static int t_capture(void *ctx, const char *path, char *err, size_t errlen)
+{
+    sim_local *l = ctx;
+    if (!path) {
+        sim_simulator_capture_stop(l->sim);
+        return 0;
+    }
+    return sim_simulator_capture_start(l->sim, path, err, errlen);
+}
+
 static const sim_target_ops local_ops = {
     .num_slots = t_num_slots,
     .slot_intf_id = t_slot_intf_id,
@@ -491,6 +501,7 @@ static const sim_target_ops local_ops = {
     .ap_trace_clear = t_ap_trace_clear,
     .ap_step_hook = t_ap_step_hook,
     .guest_run = t_guest_run,
+    .capture = t_capture,
 };
 
 /* ---- life cycle ---- */

@@ -462,6 +462,22 @@ static int t_guest_run(void *ctx, const char *cmd, int timeout_ms, sim_agent_res
     return sim_agent_run_or_say(((sim_remote *)ctx)->agent, cmd, timeout_ms, res, err, errlen);
 }
 
+static int t_capture(void *ctx, const char *path, char *err, size_t errlen)
+{
+    JsonParser *p;
+    JsonObject *o;
+    if (path) {
+        char *f = g_strescape(path, NULL);
+        o = request(R(ctx), &p, 0, err, errlen, "{\"cmd\":\"capture\",\"file\":\"%s\"}", f);
+        g_free(f);
+    } else {
+        o = request(R(ctx), &p, 0, err, errlen, "{\"cmd\":\"capture\",\"stop\":true}");
+    }
+    if (p)
+        g_object_unref(p);
+    return o ? 0 : R(ctx)->refusal;
+}
+
 static const sim_target_ops remote_ops = {
     .num_slots = t_num_slots,
     .slot_intf_id = t_slot_intf_id,
@@ -480,6 +496,7 @@ static const sim_target_ops remote_ops = {
     .link_fault = t_link_fault,
     .link_info = t_link_info,
     .guest_run = t_guest_run,
+    .capture = t_capture,
 };
 
 /* ---- life cycle ---- */

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+// The pcapng writer behind captures (capture.h, docs/tracing.md). Blocks are built in a
+// buffer and written with one fwrite each, then flushed.
+#include "sim/capture.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "greybus/gb_message.h"
+
+#define BLOCK_SHB 0x0a0d0d0au
+#define BLOCK_IDB 0x00000001u
+#define BLOCK_EPB 0x00000006u
+#define OPT_END 0
+#define OPT_SHB_USERAPPL 4
+#define OPT_IF_NAME 2
+#define OPT_IF_TSRESOL 9
+#define RECORD_VERSION 1
+#define FLAG_DROPPED 0x01
+#define BLOCK_MAX (64 + SIM_CAPTURE_HEADER + GB_MSG_MAX_SIZE)
+
+typedef struct block {
+    uint8_t b[BLOCK_MAX];
+    size_t n;
+} block;
+
+struct sim_capture {
+    FILE *f;
+    block k; /* the block being built */
+    unsigned ports, ap_port;
+    uint64_t packets;
+    char path[256];
+    char error[384];
+    bool failed;
+};
+
+static void put8(block *k, uint8_t v)
+{
+    k->b[k->n++] = v;
+}
+
+static void put16(block *k, uint16_t v)
+{
+    put8(k, (uint8_t)v);
+    put8(k, (uint8_t)(v >> 8));
+}
+
+static void put32(block *k, uint32_t v)
+{
+    put16(k, (uint16_t)v);
+    put16(k, (uint16_t)(v >> 16));
+}
+
+static void put64(block *k, uint64_t v)
+{
+    put32(k, (uint32_t)v);
+    put32(k, (uint32_t)(v >> 32));
+}
+
+static void put_bytes(block *k, const void *p, size_t n)
+{
+    memcpy(k->b + k->n, p, n);
+    k->n += n;
+}
+
+static void pad4(block *k)
+{
+    while (k->n % 4)
+        put8(k, 0);
+}
+
+static void put_option(block *k, uint16_t code, const void *p, size_t n)
+{
+    put16(k, code);
+    put16(k, (uint16_t)n);
+    put_bytes(k, p, n);
+    pad4(k);
+}
+
+static void begin(block *k, uint32_t type)
+{
+    k->n = 0;
+    put32(k, type);
+    put32(k, 0); /* the total length, filled by finish */
+}
+
+static void finish(block *k)
+{
+    uint32_t total = (uint32_t)k->n + 4;
+    for (int i = 0; i < 4; i++)
+        k->b[4 + i] = (uint8_t)(total >> (8 * i)); /* little-endian, as every field */
+    put32(k, total);
+}
+
+static bool emit(sim_capture *c, const block *k)
+{
+    if (c->failed)
+        return false;
+    if (fwrite(k->b, 1, k->n, c->f) != k->n || fflush(c->f)) {
+        c->failed = true;
+        snprintf(c->error, sizeof c->error, "capture %s: %s; no more records are written",
+                 c->path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static bool write_header(sim_capture *c)
+{
+    block *k = &c->k;
+    begin(k, BLOCK_SHB);
+    put32(k, 0x1a2b3c4du);
+    put16(k, 1);
+    put16(k, 0);
+    put64(k, UINT64_MAX); /* section length unknown */
+    static const char app[] = "gbvp";
+    put_option(k, OPT_SHB_USERAPPL, app, sizeof app - 1);
+    put_option(k, OPT_END, NULL, 0);
+    finish(k);
+    if (!emit(c, k))
+        return false;
+    for (unsigned i = 0; i < c->ports; i++) {
+        char name[32];
+        if (i == 0)
+            snprintf(name, sizeof name, "ap");
+        else if (i == 1)
+            snprintf(name, sizeof name, "svc");
+        else
+            snprintf(name, sizeof name, "slot %u", i - 2);
+        begin(k, BLOCK_IDB);
+        put16(k, SIM_CAPTURE_LINKTYPE);
+        put16(k, 0);
+        put32(k, 0); /* no snapshot limit */
+        put_option(k, OPT_IF_NAME, name, strlen(name));
+        put_option(k, OPT_IF_TSRESOL, &(uint8_t){ 9 }, 1);
+        put_option(k, OPT_END, NULL, 0);
+        finish(k);
+        if (!emit(c, k))
+            return false;
+    }
+    return true;
+}
+
+sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port, char *err,
+                              size_t errlen)
+{
+    if (!path || !*path || strlen(path) >= sizeof ((sim_capture *)0)->path) {
+        snprintf(err, errlen, "capture: the file name is empty or longer than 255 characters");
+        return NULL;
+    }
+    if (ports < 3 || ap_port >= ports - 1) {
+        snprintf(err, errlen, "capture: a fabric of %u ports with the AP on port %u", ports,
+                 ap_port);
+        return NULL;
+    }
+    sim_capture *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "capture: out of memory");
+        return NULL;
+    }
+    snprintf(c->path, sizeof c->path, "%s", path);
+    c->ports = ports;
+    c->ap_port = ap_port;
+    c->f = fopen(path, "wb");
+    if (!c->f) {
+        snprintf(err, errlen, "capture %s: %s", path, strerror(errno));
+        free(c);
+        return NULL;
+    }
+    if (!write_header(c)) {
+        snprintf(err, errlen, "%s", c->error);
+        sim_capture_close(c);
+        return NULL;
+    }
+    return c;
+}
+
+void sim_capture_close(sim_capture *c)
+{
+    if (!c)
+        return;
+    fclose(c->f);
+    free(c);
+}
+
+unsigned sim_capture_interface(const sim_capture *c, unsigned port)
+{
+    if (port == c->ap_port)
+        return 0;
+    if (port == c->ports - 1)
+        return 1;
+    return port; /* interface N is on port N; ports 0 and 1 hold no interface */
+}
+
+void sim_capture_observe(void *ctx, const sw_observed *ev)
+{
+    sim_capture *c = ctx;
+    if (c->failed)
+        return;
+    block *k = &c->k;
+    bool dropped = ev->verdict != SW_VERDICT_OK;
+    unsigned where = dropped || ev->to >= c->ports ? ev->from : ev->to;
+    uint64_t ns = ev->at / 1000u;
+    size_t len = ev->m->h.size;
+    begin(k, BLOCK_EPB);
+    put32(k, sim_capture_interface(c, where));
+    put32(k, (uint32_t)(ns >> 32));
+    put32(k, (uint32_t)ns);
+    put32(k, (uint32_t)(SIM_CAPTURE_HEADER + len));
+    put32(k, (uint32_t)(SIM_CAPTURE_HEADER + len));
+    uint16_t hd = ev->from == c->ap_port ? ev->src_cport
+                  : ev->to == c->ap_port ? ev->dst_cport
+                                         : 0xffff;
+    put8(k, RECORD_VERSION);
+    put8(k, 0); /* a Greybus message */
+    put8(k, (uint8_t)ev->dir);
+    put8(k, dropped ? FLAG_DROPPED : 0);
+    put8(k, (uint8_t)ev->from);
+    put8(k, ev->to < c->ports ? (uint8_t)ev->to : 0xff);
+    put8(k, ev->src_dev);
+    put8(k, ev->dst_dev);
+    put16(k, ev->src_cport);
+    put16(k, ev->dst_cport);
+    put16(k, hd);
+    put8(k, ev->tc);
+    put8(k, (uint8_t)ev->verdict);
+    put64(k, dropped || ev->at < ev->sent ? 0 : ev->at - ev->sent);
+    put_bytes(k, ev->m->bytes, len);
+    /* the header as it travelled on UniPro: the pad bytes the ES2 link borrows are clear */
+    k->b[k->n - len + 6] = 0;
+    k->b[k->n - len + 7] = 0;
+    pad4(k);
+    finish(k);
+    if (emit(c, k))
+        c->packets++;
+}
+
+uint64_t sim_capture_packets(const sim_capture *c)
+{
+    return c->packets;
+}
+
+const char *sim_capture_path(const sim_capture *c)
+{
+    return c->path;
+}
+
+const char *sim_capture_error(const sim_capture *c)
+{
+    return c->failed ? c->error : NULL;
+}

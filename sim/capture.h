@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// Captures: every Greybus message the switch fabric delivers or refuses, written as pcapng
+// for Wireshark (docs/tracing.md has the format: one interface per place a message arrives,
+// LINKTYPE_USER0, a 24-byte record header, nanosecond simulated timestamps). The writer is
+// the fabric's observer (switch-model/fabric.h); it flushes every record, so a FIFO
+// follows the run live.
+#ifndef GBVP_SIM_CAPTURE_H
+#define GBVP_SIM_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "switch-model/fabric.h"
+
+typedef struct sim_capture sim_capture;
+
+#define SIM_CAPTURE_LINKTYPE 147u /* LINKTYPE_USER0 */
+#define SIM_CAPTURE_HEADER 24u    /* the record header before the Greybus message */
+
+/* Opens `path` (a file, created or truncated, or a FIFO: this waits for its reader) for a
+ * fabric of `ports` switch ports whose AP bridge is on `ap_port` and SVC on the last port,
+ * and writes the section and interface blocks. NULL with the reason in err. */
+sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port, char *err,
+                              size_t errlen);
+/* Closes the file (NULL is fine). */
+void sim_capture_close(sim_capture *c);
+
+/* The fabric observer (sw_fabric_set_observer(f, sim_capture_observe, c)). After a write
+ * error (the FIFO's reader left, the disk is full) the capture stops writing and says why
+ * in sim_capture_error. */
+void sim_capture_observe(void *ctx, const sw_observed *ev);
+
+/* Interface number of a switch port in the file: AP 0, SVC 1, interface N: N. */
+unsigned sim_capture_interface(const sim_capture *c, unsigned port);
+uint64_t sim_capture_packets(const sim_capture *c);
+const char *sim_capture_path(const sim_capture *c);
+/* NULL while writing works; the reason it stopped otherwise. */
+const char *sim_capture_error(const sim_capture *c);
+
+#endif

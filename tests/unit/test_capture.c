@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+// Captures (sim/capture.h, docs/tracing.md): the simulator with the test AP records a
+// hot-plug as pcapng; this test reads the file back with its own reader and checks every
+// block against the documented format, the record headers against the messages, and the
+// refusals: bad paths, a FIFO whose reader left.
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ap-model/ap.h"
+#include "gbvp/target/target_local.h"
+#include "greybus/gb_message.h"
+#include "greybus/svc_protocol.h"
+#include "sim/capture.h"
+#include "tests/unit/unit.h"
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint16_t le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+typedef struct packet {
+    unsigned iface;
+    uint64_t ns;
+    const uint8_t *rec; /* record header, then the Greybus message */
+    uint32_t len;
+} packet;
+
+typedef struct capture_file {
+    uint8_t *data;
+    size_t size;
+    unsigned interfaces;
+    char names[64][16];
+    packet *pkts;
+    size_t npkts;
+} capture_file;
+
+static uint8_t *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    uint8_t *buf = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 65536;
+            buf = realloc(buf, cap);
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+    } while (got);
+    fclose(f);
+    *size = n;
+    return buf;
+}
+
+/* Reads and checks the blocks: every one well formed, the section header first, interfaces
+ * before packets. */
+static void read_capture(const char *path, capture_file *c)
+{
+    memset(c, 0, sizeof *c);
+    c->data = slurp(path, &c->size);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c->data);
+    size_t off = 0;
+    bool first = true;
+    while (off + 12 <= c->size) {
+        const uint8_t *b = c->data + off;
+        uint32_t type = le32(b), total = le32(b + 4);
+        CU_ASSERT_FATAL(total >= 12 && total % 4 == 0 && off + total <= c->size);
+        CU_ASSERT_EQUAL_FATAL(le32(b + total - 4), total);
+        if (first) {
+            CU_ASSERT_EQUAL_FATAL(type, 0x0a0d0d0au);
+            CU_ASSERT_EQUAL(le32(b + 8), 0x1a2b3c4du);
+            first = false;
+        } else if (type == 1) {
+            CU_ASSERT_EQUAL(c->npkts, 0); /* interfaces before packets */
+            CU_ASSERT_EQUAL(le16(b + 8), SIM_CAPTURE_LINKTYPE);
+            bool tsresol = false;
+            for (size_t o = 16; o + 4 <= total - 4;) {
+                uint16_t code = le16(b + o), len = le16(b + o + 2);
+                if (code == 0)
+                    break;
+                if (code == 2 && len < sizeof c->names[0])
+                    memcpy(c->names[c->interfaces], b + o + 4, len);
+                if (code == 9)
+                    tsresol = len == 1 && b[o + 4] == 9;
+                o += 4 + ((len + 3u) & ~3u);
+            }
+            CU_ASSERT_TRUE(tsresol);
+            c->interfaces++;
+        } else if (type == 6) {
+            c->pkts = realloc(c->pkts, (c->npkts + 1) * sizeof *c->pkts);
+            packet *p = &c->pkts[c->npkts++];
+            p->iface = le32(b + 8);
+            p->ns = (uint64_t)le32(b + 12) << 32 | le32(b + 16);
+            p->len = le32(b + 20);
+            CU_ASSERT_EQUAL(le32(b + 24), p->len);
+            CU_ASSERT_FATAL(28 + p->len + 4 <= total);
+            p->rec = b + 28;
+        } else {
+            CU_FAIL("unexpected block type");
+        }
+        off += total;
+    }
+    CU_ASSERT_EQUAL(off, c->size);
+}
+
+static void free_capture(capture_file *c)
+{
+    free(c->pkts);
+    free(c->data);
+}
+
+static sim_local *up(const char *pcap)
+{
+    char err[320];
+    sim_local_config c = { .sim = { .num_slots = 4, .pcap_path = pcap }, .ap = SIM_LOCAL_TEST_AP };
+    sim_local *l = sim_local_new(&c, err, sizeof err);
+    if (!l)
+        fprintf(stderr, "\n    %s\n", err);
+    return l;
+}
+
+static void test_capture_records_every_message_as_documented(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/gbvp-test-capture-%d.pcapng", (int)getpid());
+    sim_local *l = up(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    const sim_target *t = sim_local_target(l);
+    char err[320];
+    CU_ASSERT_EQUAL(t->ops->insert(t->ctx, 1, "sensor", err, sizeof err), 0);
+    tap_run(sim_local_test_ap(l));
+    /* bytes on an hd CPort that no connection uses: refused, recorded as dropped */
+    uint8_t stray[GB_MSG_HEADER_SIZE];
+    gb_msg_build(stray, sizeof stray, 0x1234, 0x02, 0, NULL, 0);
+    tap_send_raw(sim_local_test_ap(l), 40, stray, sizeof stray);
+    CU_ASSERT_EQUAL(t->ops->remove(t->ctx, 1, err, sizeof err), 0);
+    tap_run(sim_local_test_ap(l));
+    {
+        sw_fabric_stats st = sw_fabric_get_stats(sim_simulator_fabric(sim_local_simulator(l)));
+        sim_local_free(l);
+        capture_file c;
+        read_capture(path, &c);
+        unlink(path);
+        /* the AP, the SVC, then one interface per switch port of an interface: 4 slots on a
+         * 7-port switch (ports 0..6: AP 1, interfaces 2..5, SVC 6) */
+        CU_ASSERT_EQUAL(c.interfaces, 7);
+        CU_ASSERT_STRING_EQUAL(c.names[0], "ap");
+        CU_ASSERT_STRING_EQUAL(c.names[1], "svc");
+        CU_ASSERT_STRING_EQUAL(c.names[3], "slot 1");
+        CU_ASSERT_EQUAL(c.npkts, st.to_ap + st.to_intf + st.to_svc + st.dropped);
+        unsigned dropped = 0, to_intf = 0, from_intf = 0;
+        uint64_t last_ns = 0;
+        for (size_t i = 0; i < c.npkts; i++) {
+            const packet *p = &c.pkts[i];
+            const uint8_t *r = p->rec;
+            CU_ASSERT_FATAL(p->len >= SIM_CAPTURE_HEADER + GB_MSG_HEADER_SIZE);
+            CU_ASSERT_EQUAL(r[0], 1);
+            CU_ASSERT_EQUAL(r[1], 0);
+            CU_ASSERT(r[2] <= 4);
+            CU_ASSERT(p->ns >= last_ns); /* simulated time never goes back */
+            last_ns = p->ns;
+            CU_ASSERT(p->iface < c.interfaces);
+            const uint8_t *msg = r + SIM_CAPTURE_HEADER;
+            CU_ASSERT_EQUAL(le16(msg), p->len - SIM_CAPTURE_HEADER); /* the Greybus size */
+            CU_ASSERT_EQUAL(msg[6] | msg[7], 0);                    /* pad cleared */
+            unsigned src = r[4], dst = r[5];
+            uint16_t src_cport = le16(r + 8), dst_cport = le16(r + 10), hd = le16(r + 12);
+            if (r[3] & 1) {
+                dropped++;
+                CU_ASSERT_EQUAL(src, 1);
+                CU_ASSERT_EQUAL(src_cport, 40);
+                CU_ASSERT_EQUAL(hd, 40);
+                CU_ASSERT_EQUAL(r[15], SW_VERDICT_NO_CONNECTION);
+                CU_ASSERT_EQUAL(dst, 0xff);
+                CU_ASSERT_EQUAL(p->iface, 0); /* the sender's, the AP */
+                continue;
+            }
+            CU_ASSERT_EQUAL(r[15], 0);
+            /* recorded where it arrived; the hd CPort is the AP's end */
+            CU_ASSERT_EQUAL(p->iface, dst == 1 ? 0u : dst == 6 ? 1u : dst);
+            if (src == 1)
+                CU_ASSERT_EQUAL(hd, src_cport);
+            if (dst == 1)
+                CU_ASSERT_EQUAL(hd, dst_cport);
+            if (src != 1 && dst != 1)
+                CU_ASSERT_EQUAL(hd, 0xffff);
+            if (dst == 3) {
+                to_intf++;
+                CU_ASSERT_EQUAL(r[2], 0); /* AP -> interface */
+                CU_ASSERT(r[7] != 0);     /* it had a DeviceID */
+            }
+            if (src == 3) {
+                from_intf++;
+                CU_ASSERT_EQUAL(r[2], 1);
+            }
+        }
+        CU_ASSERT_EQUAL(dropped, 1);
+        CU_ASSERT(to_intf > 5 && from_intf > 5); /* control, GPIO and I2C both ways */
+        free_capture(&c);
+    }
+}
+
+static void test_capture_refuses_bad_paths_and_survives_a_reader_leaving(void)
+{
+    char err[320] = "";
+    sim_local_config c = { .sim = { .num_slots = 2, .pcap_path = "/nonexistent/dir/x.pcapng" },
+                           .ap = SIM_LOCAL_TEST_AP };
+    CU_ASSERT_PTR_NULL(sim_local_new(&c, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/dir/x.pcapng"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "No such file or directory"));
+    CU_ASSERT_PTR_NULL(sim_capture_open("", 7, 1, err, sizeof err));
+    CU_ASSERT_PTR_NULL(sim_capture_open("/tmp/x", 2, 1, err, sizeof err));
+
+    /* a FIFO: the reader takes the header and leaves; the run goes on, the capture stops
+     * and says why */
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "/tmp/gbvp-test-capture-%d.fifo", (int)getpid());
+    unlink(fifo);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    signal(SIGPIPE, SIG_IGN);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        int fd = open(fifo, O_RDONLY);
+        char buf[64];
+        _exit(fd >= 0 && read(fd, buf, sizeof buf) > 0 ? 0 : 1);
+    }
+    sim_local *l = up(fifo);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    int st;
+    waitpid(pid, &st, 0);
+    CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
+    const sim_target *t = sim_local_target(l);
+    CU_ASSERT_EQUAL(t->ops->insert(t->ctx, 0, "sensor", err, sizeof err), 0);
+    tap_run(sim_local_test_ap(l));
+    CU_ASSERT_TRUE(tap_interface(sim_local_test_ap(l), 2).enabled); /* the run went on */
+    CU_ASSERT_EQUAL(t->ops->capture(t->ctx, NULL, err, sizeof err), 0);
+    sim_local_free(l);
+    unlink(fifo);
+}
+
+static void test_capture_starts_and_stops_through_the_target(void)
+{
+    char path[64], err[320];
+    snprintf(path, sizeof path, "/tmp/gbvp-test-capture2-%d.pcapng", (int)getpid());
+    sim_local *l = up(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    const sim_target *t = sim_local_target(l);
+    CU_ASSERT_EQUAL(t->ops->capture(t->ctx, path, err, sizeof err), 0);
+    CU_ASSERT_TRUE(sim_simulator_capturing(sim_local_simulator(l)));
+    CU_ASSERT_EQUAL(t->ops->insert(t->ctx, 0, "battery", err, sizeof err), 0);
+    tap_run(sim_local_test_ap(l));
+    CU_ASSERT_EQUAL(t->ops->capture(t->ctx, NULL, err, sizeof err), 0);
+    CU_ASSERT_FALSE(sim_simulator_capturing(sim_local_simulator(l)));
+    CU_ASSERT_EQUAL(t->ops->remove(t->ctx, 0, err, sizeof err), 0);
+    tap_run(sim_local_test_ap(l)); /* not captured any more */
+    sim_local_free(l);
+    capture_file c;
+    read_capture(path, &c);
+    unlink(path);
+    CU_ASSERT(c.npkts > 10);
+    for (size_t i = 0; i < c.npkts; i++) /* nothing of the removal */
+        CU_ASSERT_FALSE((c.pkts[i].rec[SIM_CAPTURE_HEADER + 4] & 0x7f) ==
+                        GB_SVC_TYPE_MODULE_REMOVED && c.pkts[i].iface == 0);
+    free_capture(&c);
+}
+
+static const unit_test capture_tests[] = {
+    UNIT_TEST(test_capture_records_every_message_as_documented),
+    UNIT_TEST(test_capture_refuses_bad_paths_and_survives_a_reader_leaving),
+    UNIT_TEST(test_capture_starts_and_stops_through_the_target),
+    UNIT_TESTS_END,
+};
+
+static const unit_suite suites[] = {
+    { "capture", capture_tests, 0, 0 },
+    UNIT_SUITES_END,
+};
+
+int main(int argc, char **argv)
+{
+    return unit_run(suites, argc, argv);
+}
