@@ -42,7 +42,7 @@ static void on_signal(int sig)
 }
 
 typedef struct run_opts {
-    const char *scenario, *control, *qemu, *kernel, *initrd, *pcap;
+    const char *scenario, *control, *qemu, *kernel, *initrd, *pcap, *trace;
     bool kvm, keep_running;
 } run_opts;
 
@@ -59,8 +59,9 @@ typedef struct run_ctx {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: gbvp run [--scenario FILE] [--control PATH] [--pcap FILE] [--kvm]\n"
-            "                [--keep-running] [--qemu PATH] [--kernel PATH] [--initrd PATH]\n\n"
+            "usage: gbvp run [--scenario FILE] [--control PATH] [--pcap FILE] [--trace FILE]\n"
+            "                [--kvm] [--keep-running] [--qemu PATH] [--kernel PATH]\n"
+            "                [--initrd PATH]\n\n"
             "Builds QEMU and the guest when needed, starts the simulator (gbvp sim) and QEMU\n"
             "(TCG), boots the Linux 6.1 guest against the emulated ES2 bridge and runs a\n"
             "scenario through the simulator's control socket and the guest agent: by default\n"
@@ -71,6 +72,7 @@ static void usage(FILE *out)
             "                   named at start: gbvp ctl --socket PATH works while it runs\n"
             "  --pcap FILE      capture every Greybus message as pcapng for Wireshark\n"
             "                   (docs/tracing.md)\n"
+            "  --trace FILE     write a timeline (trace-event JSON for ui.perfetto.dev)\n"
             "  --kvm            use KVM instead of TCG\n"
             "  --keep-running   leave the guest and the simulator up afterwards, for gbvp ctl\n"
             "                   and gbvp agent; Ctrl-C stops both\n"
@@ -279,7 +281,16 @@ static bool start_sim(run_ctx *r)
         return false;
     }
     char *argv[] = { r->self, "sim", "--link", r->link, "--slots", "8", "--control",
-                     r->control, r->o.pcap ? "--pcap" : NULL, (char *)r->o.pcap, NULL };
+                     r->control, NULL, NULL, NULL, NULL, NULL };
+    int n = 8;
+    if (r->o.pcap) {
+        argv[n++] = "--pcap";
+        argv[n++] = (char *)r->o.pcap;
+    }
+    if (r->o.trace) {
+        argv[n++] = "--trace";
+        argv[n++] = (char *)r->o.trace;
+    }
     say(r, "simulator: gbvp sim --link %s --slots 8 --control %s (log %s)", r->link,
         r->control, r->sim_log);
     r->child = spawn(argv, devnull, log, log, true);
@@ -444,6 +455,8 @@ static int parse(int argc, char **argv, run_opts *o)
             slot = &o->control;
         } else if (!strcmp(a, "--pcap")) {
             slot = &o->pcap;
+        } else if (!strcmp(a, "--trace")) {
+            slot = &o->trace;
         } else if (!strcmp(a, "--qemu")) {
             slot = &o->qemu;
         } else if (!strcmp(a, "--kernel")) {

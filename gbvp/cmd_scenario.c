@@ -27,7 +27,7 @@ static void usage(FILE *out)
             "                     [--junit FILE] [--slots N] [--catalog DIR] [--timeout S]\n"
             "                     [--verbose] [--control PATH] [--target T] [--link PATH]\n"
             "                     [--agent PATH] [--connect-timeout S] [--timing T]\n"
-            "                     [--pcap FILE]\n"
+            "                     [--pcap FILE] [--trace FILE.json]\n"
             "       gbvp scenario FILE --connect PATH [--agent PATH] [options above]\n"
             "       gbvp scenario --control PATH [--slots N] [--catalog DIR] [--target T]\n\n"
             "Runs a Lua scenario (docs/scenarios.md) against the simulator with the\n"
@@ -55,7 +55,9 @@ static void usage(FILE *out)
             "  --timing T        off (default), frame or message, as gbvp sim --timing; frame\n"
             "                    enables gbvp.link, gbvp.fault and gbvp.link_stats\n"
             "  --pcap FILE       capture every Greybus message as pcapng for Wireshark\n"
-            "                    (docs/tracing.md); with --connect, for the script's run\n",
+            "                    (docs/tracing.md); with --connect, for the script's run\n"
+            "  --trace FILE      write a timeline (trace-event JSON for ui.perfetto.dev) with\n"
+            "                    the script's steps on it; with --connect, for its run\n",
             GB_SVC_SLOTS_MAX);
 }
 
@@ -64,16 +66,41 @@ static void usage(FILE *out)
 typedef struct serving {
     const sim_target *t;
     sim_ctl *ctl;
-    sim_loop *loop; /* the local target's, NULL for a remote one */
+    sim_loop *loop;     /* the local target's, NULL for a remote one */
+    sim_simulator *sim; /* the local target's, for the timeline's marks */
 } serving;
 
+/* The script's events: to the control socket's subscribers and onto the timeline. */
 static void on_event(void *ctx, sim_scenario_event ev, unsigned slot, const char *text)
 {
     serving *s = ctx;
-    if (ev == SIM_SCENARIO_EV_ASSERTION)
+    if (s->ctl && ev == SIM_SCENARIO_EV_ASSERTION)
         sim_ctl_assertion(s->ctl, slot != 0, text);
-    else if (ev == SIM_SCENARIO_EV_LOG)
+    else if (s->ctl && ev == SIM_SCENARIO_EV_LOG)
         sim_ctl_log(s->ctl, text);
+    if (!s->sim)
+        return;
+    char mark[320];
+    switch (ev) {
+    case SIM_SCENARIO_EV_INSERTED:
+        snprintf(mark, sizeof mark, "insert %s into slot %u", text ? text : "?", slot);
+        break;
+    case SIM_SCENARIO_EV_REMOVED:
+        snprintf(mark, sizeof mark, "remove slot %u", slot);
+        break;
+    case SIM_SCENARIO_EV_ACTIVATED:
+        snprintf(mark, sizeof mark, "interface %u activated", slot);
+        break;
+    case SIM_SCENARIO_EV_ASSERTION:
+        snprintf(mark, sizeof mark, "%s %s", slot ? "ok" : "not ok", text ? text : "");
+        break;
+    case SIM_SCENARIO_EV_LOG:
+        snprintf(mark, sizeof mark, "# %s", text ? text : "");
+        break;
+    default:
+        return;
+    }
+    sim_simulator_trace_mark(s->sim, "scenario", mark);
 }
 
 /* After each step of a script on a simulated clock: the socket is served between steps. */
@@ -156,7 +183,7 @@ int cmd_scenario_main(int argc, char **argv)
 {
     const char *file = NULL, *tap_path = NULL, *junit = NULL, *catalog = NULL;
     const char *control = NULL, *target = "test-ap", *link = NULL, *agent = NULL,
-               *connect = NULL, *pcap = NULL;
+               *connect = NULL, *pcap = NULL, *trace = NULL;
     sw_timing timing = SW_TIMING_DIRECT;
     uint64_t connect_timeout = 300;
     const char *args[MAX_ARGS];
@@ -166,7 +193,8 @@ int cmd_scenario_main(int argc, char **argv)
     const sim_cli_text_opt text_opts[] = {
         { "--tap", &tap_path }, { "--junit", &junit }, { "--catalog", &catalog },
         { "--control", &control }, { "--link", &link }, { "--agent", &agent },
-        { "--connect", &connect }, { "--pcap", &pcap }, { NULL, NULL },
+        { "--connect", &connect }, { "--pcap", &pcap }, { "--trace", &trace },
+        { NULL, NULL },
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -270,12 +298,16 @@ int cmd_scenario_main(int argc, char **argv)
             fprintf(stderr, "gbvp scenario: --pcap: %s\n", err);
             goto out;
         }
+        if (trace && sv.t->ops->trace(sv.t->ctx, trace, err, sizeof err)) {
+            fprintf(stderr, "gbvp scenario: --trace: %s\n", err);
+            goto out;
+        }
     } else {
         sim_local_config lc = {
             .sim = { .link_path = link, .num_slots = (unsigned)slots, .catalog_dir = catalog,
                      .log_level = verbose ? (getenv("GBVP_DEBUG") ? SW_LOG_DEBUG : SW_LOG_INFO)
                                           : SW_LOG_ERROR,
-                     .timing = timing, .pcap_path = pcap },
+                     .timing = timing, .pcap_path = pcap, .trace_path = trace },
             .verbose = verbose,
             .agent_path = agent,
             .connect_timeout_s = (unsigned)connect_timeout,
@@ -290,6 +322,7 @@ int cmd_scenario_main(int argc, char **argv)
         }
         sv.t = sim_local_target(local);
         sv.loop = sim_local_loop(local);
+        sv.sim = trace ? sim_local_simulator(local) : NULL;
     }
     if (control) {
         sv.ctl = sim_ctl_new(control, sv.t, err, sizeof err);
@@ -309,7 +342,8 @@ int cmd_scenario_main(int argc, char **argv)
     }
     sim_scenario_config cfg = { .seed = seed, .timeout_s = (unsigned)timeout, .tap = tap_out,
                                 .args = args, .nargs = nargs,
-                                .event = sv.ctl ? on_event : NULL, .event_ctx = &sv,
+                                .event = sv.ctl || sv.sim ? on_event : NULL,
+                                .event_ctx = &sv,
                                 .poll = sv.ctl && !(sv.t->features & SIM_TARGET_REALTIME)
                                             ? on_poll : NULL,
                                 .poll_ctx = &sv };
@@ -337,6 +371,8 @@ int cmd_scenario_main(int argc, char **argv)
 out:
     if (remote && pcap)
         sv.t->ops->capture(sv.t->ctx, NULL, err, sizeof err); /* the simulator goes on */
+    if (remote && trace)
+        sv.t->ops->trace(sv.t->ctx, NULL, err, sizeof err);
     sim_ctl_free(sv.ctl);
     sim_local_free(local);
     sim_remote_free(remote);

@@ -27,7 +27,8 @@ static void usage(FILE *out)
             "usage: gbvp sim [--link PATH] [--slots N] [--insert SLOT:MODULE]... [--log LEVEL]\n"
             "                [--catalog DIR] [--control PATH] [--clock realtime|unpaced]\n"
             "                [--timing frame|message|off] [--gear GEAR] [--series A|B] [--lanes N]\n"
-            "                [--ber RATE] [--seed N] [--stats FILE.json] [--pcap FILE]\n\n"
+            "                [--ber RATE] [--seed N] [--stats FILE.json] [--pcap FILE]\n"
+            "                [--trace FILE.json]\n\n"
             "Runs the simulator (SVC, switch, slots, virtual modules) and waits for QEMU's\n"
             "greybus-es2 device on the gblink socket.\n\n"
             "  --link PATH           gblink socket (default: gbvp.sock)\n"
@@ -54,6 +55,7 @@ static void usage(FILE *out)
             "  --stats FILE          write the timing model's statistics as JSON at exit\n"
             "  --pcap FILE           capture every Greybus message as pcapng for Wireshark\n"
             "                        (a FIFO works; docs/tracing.md)\n"
+            "  --trace FILE          write a timeline (trace-event JSON for ui.perfetto.dev)\n"
             "  --help                this text\n\n"
             "Commands on standard input: 'insert SLOT MODULE', 'remove SLOT', 'status' (with the\n"
             "timing statistics), 'quit',\n"
@@ -192,6 +194,7 @@ int cmd_sim_main(int argc, char **argv)
         { "--link", &cfg.sim.link_path }, { "--catalog", &cfg.sim.catalog_dir },
         { "--control", &control_path }, { "--gear", &gear }, { "--series", &series },
         { "--lanes", &lanes }, { "--stats", &stats_path }, { "--pcap", &cfg.sim.pcap_path },
+        { "--trace", &cfg.sim.trace_path },
         { NULL, NULL },
     };
 

@@ -35,7 +35,7 @@ typedef struct runner {
     job *jobs;
     size_t njobs, cap;
     unsigned nproc;
-    const char *artifacts, *junit, *pcap_dir;
+    const char *artifacts, *junit, *pcap_dir, *trace_dir;
     const char *forward[MAX_FORWARD];
     size_t nforward;
     unsigned timeout_s;
@@ -47,7 +47,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: gbvp test [-j N] [--artifacts DIR] [--junit FILE] [--seed N]\n"
             "                 [--set NAME=VALUE]... [--target T] [--timing T] [--timeout S]\n"
-            "                 [--keep] [--pcap DIR] PATH...\n\n"
+            "                 [--keep] [--pcap DIR] [--trace DIR] PATH...\n\n"
             "Runs every scenario (a .lua file, or each .lua file in a folder) in its own\n"
             "simulator process and prints TAP and the summary 'N passed, N failed'.\n"
             "Exit status: 0 all passed, 1 some failed, 2 bad usage.\n\n"
@@ -62,7 +62,8 @@ static void usage(FILE *out)
             "  --timeout S      each scenario's wall-clock limit (default 300)\n"
             "  --keep           keep the artifacts of passed scenarios too\n"
             "  --pcap DIR       capture each scenario's messages as DIR/NAME.pcapng\n"
-            "                   (docs/tracing.md)\n");
+            "                   (docs/tracing.md)\n"
+            "  --trace DIR      write each scenario's timeline as DIR/NAME.json\n");
 }
 
 static int add_job(runner *r, const char *file)
@@ -179,9 +180,11 @@ static void start(runner *r, size_t idx, const char *self)
         return;
     }
     char tap[PATH_MAX + 8], junit[PATH_MAX + 16], log[PATH_MAX + 8], timeout[16];
-    char pcap[PATH_MAX + 300];
+    char pcap[PATH_MAX + 300], trace[PATH_MAX + 300];
     if (r->pcap_dir)
         snprintf(pcap, sizeof pcap, "%s/%s.pcapng", r->pcap_dir, name);
+    if (r->trace_dir)
+        snprintf(trace, sizeof trace, "%s/%s.json", r->trace_dir, name);
     snprintf(tap, sizeof tap, "%s/tap", j->dir);
     snprintf(junit, sizeof junit, "%s/junit.xml", j->dir);
     snprintf(log, sizeof log, "%s/log", j->dir);
@@ -213,6 +216,10 @@ static void start(runner *r, size_t idx, const char *self)
         if (r->pcap_dir) {
             argv[n++] = "--pcap";
             argv[n++] = pcap;
+        }
+        if (r->trace_dir) {
+            argv[n++] = "--trace";
+            argv[n++] = trace;
         }
         for (size_t i = 0; i < r->nforward; i++)
             argv[n++] = r->forward[i];
@@ -343,6 +350,8 @@ int cmd_test_main(int argc, char **argv)
             r.junit = v;
         } else if (!strcmp(a, "--pcap")) {
             r.pcap_dir = v;
+        } else if (!strcmp(a, "--trace")) {
+            r.trace_dir = v;
         } else if (!strcmp(a, "--timeout")) {
             if (!parse_uint(v, 1, 86400, &r.timeout_s)) {
                 fprintf(stderr, "gbvp test: --timeout %s: want 1..86400 seconds\n", v);
@@ -378,6 +387,10 @@ int cmd_test_main(int argc, char **argv)
     }
     if (r.pcap_dir && mkdir_p(r.pcap_dir)) {
         fprintf(stderr, "gbvp test: --pcap %s: %s\n", r.pcap_dir, strerror(errno));
+        goto out;
+    }
+    if (r.trace_dir && mkdir_p(r.trace_dir)) {
+        fprintf(stderr, "gbvp test: --trace %s: %s\n", r.trace_dir, strerror(errno));
         goto out;
     }
 

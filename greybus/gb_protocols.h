@@ -8,6 +8,8 @@
 #ifndef GBVP_GREYBUS_GB_PROTOCOLS_H
 #define GBVP_GREYBUS_GB_PROTOCOLS_H
 
+#include <stdint.h>
+
 /* ---- Operation results (header byte 5 of a response) ---- */
 #define GB_OP_SUCCESS 0x00
 #define GB_OP_INTERRUPTED 0x01
@@ -298,5 +300,9 @@
 
 /* ---- Raw (protocol 0xfe) ---- */
 #define GB_RAW_TYPE_SEND 0x02
+
+/* The name of a control operation type (a response's too), e.g. "GET_MANIFEST"; NULL for a
+ * type Linux 6.1 does not know (gb_names.c). */
+const char *gb_control_type_name(uint8_t type);
 
 #endif

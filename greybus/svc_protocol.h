@@ -7,6 +7,8 @@
 #ifndef GBVP_GREYBUS_SVC_PROTOCOL_H
 #define GBVP_GREYBUS_SVC_PROTOCOL_H
 
+#include <stdint.h>
+
 /* Message header, sizes and GB_OP_* results: greybus/gb_message.h. */
 #include "greybus/gb_message.h"
 
@@ -138,5 +140,9 @@
      (type) == GB_SVC_TYPE_INTF_RESET || (type) == GB_SVC_TYPE_MODULE_INSERTED ||            \
      (type) == GB_SVC_TYPE_MODULE_REMOVED || (type) == GB_SVC_TYPE_INTF_MAILBOX_EVENT ||     \
      (type) == GB_SVC_TYPE_INTF_OOPS)
+
+/* The name of an SVC operation type (a response's too), e.g. "CONN_CREATE"; NULL for a type
+ * Linux 6.1 does not know (gb_names.c). */
+const char *gb_svc_type_name(uint8_t type);
 
 #endif

@@ -12,6 +12,7 @@
 #include "event-kernel/event_kernel.h"
 #include "sim/bridge_gblink.h"
 #include "sim/capture.h"
+#include "sim/trace.h"
 #include "sim/slots.h"
 #include "virtual-modules/backend_cmd.h"
 #include "virtual-modules/vm_module.h"
@@ -25,6 +26,8 @@ struct sim_simulator {
     sim_bridge *bridge;
     sim_bridge_gblink *gblink; /* NULL: the AP is in this process */
     sim_capture *capture;      /* NULL when not capturing */
+    sim_trace *trace;          /* NULL when not tracing */
+    bool trace_failure_told;
     bool capture_failure_told;
     sim_time now;
 };
@@ -125,7 +128,8 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
         sim_simulator_free(s);
         return NULL;
     }
-    if (cfg->pcap_path && sim_simulator_capture_start(s, cfg->pcap_path, err, errlen)) {
+    if ((cfg->pcap_path && sim_simulator_capture_start(s, cfg->pcap_path, err, errlen)) ||
+        (cfg->trace_path && sim_simulator_trace_start(s, cfg->trace_path, err, errlen))) {
         sim_simulator_free(s);
         return NULL;
     }
@@ -151,6 +155,7 @@ void sim_simulator_free(sim_simulator *s)
     if (!s)
         return;
     sim_simulator_capture_stop(s);
+    sim_simulator_trace_stop(s);
     if (s->slots)
         sim_slots_free(s->slots, s->now);
     sim_bridge_gblink_free(s->gblink);
@@ -191,6 +196,10 @@ void sim_simulator_process(sim_simulator *s, sim_time until)
     if (s->capture && sim_capture_error(s->capture) && !s->capture_failure_told) {
         logf_(s, SW_LOG_ERROR, "%s", sim_capture_error(s->capture));
         s->capture_failure_told = true;
+    }
+    if (s->trace && sim_trace_error(s->trace) && !s->trace_failure_told) {
+        logf_(s, SW_LOG_ERROR, "%s", sim_trace_error(s->trace));
+        s->trace_failure_told = true;
     }
 }
 
@@ -379,8 +388,16 @@ int sim_simulator_link_set(sim_simulator *s, unsigned slot, const char *gear,
     up_phy_cfg c = li.phy;
     if (sw_link_parse(&c, gear, series, lanes, err, errlen))
         return -EINVAL;
-    return sw_fabric_link_set(s->fabric, (unsigned)slot_port(s, slot, err, errlen), &c, err,
-                              errlen);
+    rc = sw_fabric_link_set(s->fabric, (unsigned)slot_port(s, slot, err, errlen), &c, err,
+                            errlen);
+    if (!rc && s->trace) {
+        char name[24], mode[32], text[80];
+        up_phy_cfg_name(&c, mode, sizeof mode);
+        snprintf(text, sizeof text, "link of %s to %s", link_name(slot, name, sizeof name),
+                 mode);
+        sim_trace_mark(s->trace, "links", text, s->now);
+    }
+    return rc;
 }
 
 int sim_simulator_link_fault(sim_simulator *s, unsigned slot, const sw_link_fault *f, char *err,
@@ -390,11 +407,15 @@ int sim_simulator_link_fault(sim_simulator *s, unsigned slot, const sw_link_faul
     if (port < 0)
         return port;
     int rc = sw_fabric_link_fault(s->fabric, (unsigned)port, f, err, errlen);
-    char name[24];
-    if (!rc)
-        logf_(s, SW_LOG_INFO, "timing: link of %s:%s%s%s", link_name(slot, name, sizeof name),
-              f->set_ber ? " bit errors set" : "", f->set_drop ? " frame drops set" : "",
-              f->set_down ? (f->down ? " down" : " up") : "");
+    char name[24], text[96];
+    if (!rc) {
+        snprintf(text, sizeof text, "link of %s:%s%s%s", link_name(slot, name, sizeof name),
+                 f->set_ber ? " bit errors set" : "", f->set_drop ? " frame drops set" : "",
+                 f->set_down ? (f->down ? " down" : " up") : "");
+        logf_(s, SW_LOG_INFO, "timing: %s", text);
+        if (s->trace)
+            sim_trace_mark(s->trace, "links", text, s->now);
+    }
     return rc;
 }
 
@@ -501,7 +522,17 @@ int sim_simulator_write_stats(sim_simulator *s, const char *path)
     return rc;
 }
 
-/* ---- captures ---- */
+/* ---- captures and timelines ---- */
+
+/* The fabric's one observer feeds both. */
+static void observe(void *ctx, const sw_observed *ev)
+{
+    sim_simulator *s = ctx;
+    if (s->capture)
+        sim_capture_observe(s->capture, ev);
+    if (s->trace)
+        sim_trace_observe(s->trace, ev);
+}
 
 int sim_simulator_capture_start(sim_simulator *s, const char *path, char *err, size_t errlen)
 {
@@ -514,7 +545,7 @@ int sim_simulator_capture_start(sim_simulator *s, const char *path, char *err, s
     sim_simulator_capture_stop(s);
     s->capture = c;
     s->capture_failure_told = false;
-    sw_fabric_set_observer(s->fabric, sim_capture_observe, c);
+    sw_fabric_set_observer(s->fabric, observe, s);
     logf_(s, SW_LOG_INFO, "capture: every message to %s (pcapng)", path);
     return 0;
 }
@@ -523,16 +554,56 @@ uint64_t sim_simulator_capture_stop(sim_simulator *s)
 {
     if (!s->capture)
         return 0;
-    sw_fabric_set_observer(s->fabric, NULL, NULL);
     uint64_t n = sim_capture_packets(s->capture);
     logf_(s, SW_LOG_INFO, "capture: %llu messages written to %s", (unsigned long long)n,
           sim_capture_path(s->capture));
     sim_capture_close(s->capture);
     s->capture = NULL;
+    if (!s->trace)
+        sw_fabric_set_observer(s->fabric, NULL, NULL);
     return n;
 }
 
 bool sim_simulator_capturing(const sim_simulator *s)
 {
     return s->capture != NULL;
+}
+
+int sim_simulator_trace_start(sim_simulator *s, const char *path, char *err, size_t errlen)
+{
+    const sw_fabric_cfg *fc = sw_fabric_get_cfg(s->fabric);
+    sim_trace *t = sim_trace_open(path, fc->ports, fc->ap_port, err, errlen);
+    if (!t) {
+        logf_(s, SW_LOG_ERROR, "%s", err);
+        return -EINVAL;
+    }
+    sim_simulator_trace_stop(s);
+    s->trace = t;
+    s->trace_failure_told = false;
+    sw_fabric_set_observer(s->fabric, observe, s);
+    logf_(s, SW_LOG_INFO, "trace: a timeline to %s (trace-event JSON)", path);
+    return 0;
+}
+
+int sim_simulator_trace_stop(sim_simulator *s)
+{
+    if (!s->trace)
+        return 0;
+    char path[256];
+    snprintf(path, sizeof path, "%s", sim_trace_path(s->trace));
+    int rc = sim_trace_close(s->trace, s->now);
+    s->trace = NULL;
+    if (!s->capture)
+        sw_fabric_set_observer(s->fabric, NULL, NULL);
+    if (rc)
+        logf_(s, SW_LOG_ERROR, "trace %s: %s", path, strerror(-rc));
+    else
+        logf_(s, SW_LOG_INFO, "trace: %s written", path);
+    return rc;
+}
+
+void sim_simulator_trace_mark(sim_simulator *s, const char *track, const char *text)
+{
+    if (s->trace)
+        sim_trace_mark(s->trace, track, text, s->now);
 }

@@ -55,6 +55,7 @@ typedef struct sim_config {
     double ber;              /* bit error rate on every link (frame timing) */
     uint64_t seed;           /* fault generators; 0 = 1 */
     const char *pcap_path;   /* capture every message from the start (docs/tracing.md) */
+    const char *trace_path;  /* write a timeline from the start (docs/tracing.md) */
 } sim_config;
 
 /* NULL with a reason in err. The caller owns the result. */
@@ -137,6 +138,14 @@ int sim_simulator_capture_start(sim_simulator *s, const char *path, char *err, s
 /* Ends a running capture; returns the messages it wrote (0 when none ran). */
 uint64_t sim_simulator_capture_stop(sim_simulator *s);
 bool sim_simulator_capturing(const sim_simulator *s);
+
+/* Writes a timeline (trace-event JSON for ui.perfetto.dev) to `path` from now on, replacing
+ * a running one. 0, or -EINVAL with the reason in err (and logged). */
+int sim_simulator_trace_start(sim_simulator *s, const char *path, char *err, size_t errlen);
+/* Ends it: open operations are closed as unanswered and the JSON completed. 0 or -errno. */
+int sim_simulator_trace_stop(sim_simulator *s);
+/* An instant on the timeline's track `track` (e.g. "scenario"); nothing when not tracing. */
+void sim_simulator_trace_mark(sim_simulator *s, const char *track, const char *text);
 
 /* ---- reports ---- */
 

@@ -139,23 +139,8 @@ static void send_request(gb_svc *svc, uint8_t type, const uint8_t *payload, uint
 
 static const char *svc_request_name(uint8_t type)
 {
-    switch (type) {
-    case GB_SVC_TYPE_PROTOCOL_VERSION:
-        return "PROTOCOL_VERSION";
-    case GB_SVC_TYPE_SVC_HELLO:
-        return "SVC_HELLO";
-    case GB_SVC_TYPE_MODULE_INSERTED:
-        return "MODULE_INSERTED";
-    case GB_SVC_TYPE_MODULE_REMOVED:
-        return "MODULE_REMOVED";
-    case GB_SVC_TYPE_INTF_MAILBOX_EVENT:
-        return "INTF_MAILBOX_EVENT";
-    case GB_SVC_TYPE_INTF_OOPS:
-        return "INTF_OOPS";
-    case GB_SVC_TYPE_INTF_RESET:
-        return "INTF_RESET";
-    }
-    return "request";
+    const char *name = gb_svc_type_name(type);
+    return name ? name : "request";
 }
 
 static void send_hello(gb_svc *svc)

@@ -17,6 +17,7 @@ $(eval $(call unit_test,test_unipro_transit,tests/unit/test_unipro_transit.c,$(T
 $(eval $(call unit_test,test_svc_route_table,tests/unit/test_svc_route_table.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_fabric,tests/unit/test_fabric.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_capture,tests/unit/test_capture.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_trace,tests/unit/test_trace.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_svc,tests/unit/test_svc.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_svc_ap,tests/unit/test_svc_ap.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_svc_sim,tests/unit/test_svc_sim.c,$(TEST_LIBS)))

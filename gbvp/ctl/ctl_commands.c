@@ -649,9 +649,10 @@ static bool cmd_intf_oops(req *r)
     return true;
 }
 
-/* {"cmd":"capture","file":PATH} starts a pcapng capture of every message (replacing a
- * running one); {"cmd":"capture","stop":true} ends it (docs/tracing.md). */
-static bool cmd_capture(req *r)
+/* {"cmd":WHAT,"file":PATH} starts a capture (pcapng) or a trace (timeline), replacing a
+ * running one; {"cmd":WHAT,"stop":true} ends it (docs/tracing.md). */
+static bool file_command(req *r, int (*op)(void *ctx, const char *path, char *err,
+                                           size_t errlen), const char *state)
 {
     const char *path = NULL;
     bool stop = json_object_has_member(r->o, "stop");
@@ -661,14 +662,24 @@ static bool cmd_capture(req *r)
             !json_node_get_boolean(n))
             return fail(r, "field 'stop' must be true");
         if (json_object_has_member(r->o, "file"))
-            return fail(r, "give 'file' to start a capture or 'stop' to end it, not both");
+            return fail(r, "give 'file' to start or 'stop' to end, not both");
     } else if (!get_str(r, "file", 255, &path)) {
         return false;
     }
-    if (T(r)->capture(TX(r), path, r->err, sizeof r->err))
+    if (op(TX(r), path, r->err, sizeof r->err))
         return false;
-    add_bool(r, "capturing", !stop);
+    add_bool(r, state, !stop);
     return true;
+}
+
+static bool cmd_capture(req *r)
+{
+    return file_command(r, T(r)->capture, "capturing");
+}
+
+static bool cmd_trace(req *r)
+{
+    return file_command(r, T(r)->trace, "tracing");
 }
 
 static const struct {
@@ -683,6 +694,7 @@ static const struct {
     { "intf_oops", cmd_intf_oops }, { "cmd", cmd_cmd },
     { "fault", cmd_fault },         { "subscribe", cmd_sub },
     { "unsubscribe", cmd_unsub },   { "capture", cmd_capture },
+    { "trace", cmd_trace },
 };
 
 /* One JSON value and nothing after it but white space (json-glib alone accepts

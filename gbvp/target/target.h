@@ -128,6 +128,9 @@ typedef struct sim_target_ops {
      * pcapng (docs/tracing.md), replacing a running capture; path NULL ends it. 0 or a
      * negative errno with the reason in err. */
     int (*capture)(void *ctx, const char *path, char *err, size_t errlen);
+    /* Every target: a timeline (trace-event JSON, docs/tracing.md) to `path`, replacing a
+     * running one; path NULL ends it. 0 or a negative errno with the reason in err. */
+    int (*trace)(void *ctx, const char *path, char *err, size_t errlen);
 } sim_target_ops;
 
 typedef struct sim_target {

@@ -479,6 +479,18 @@ static int t_capture(void *ctx, const char *path, char *err, size_t errlen)
     return sim_simulator_capture_start(l->sim, path, err, errlen);
 }
 
+static int t_trace(void *ctx, const char *path, char *err, size_t errlen)
+{
+    sim_local *l = ctx;
+    if (!path) {
+        int rc = sim_simulator_trace_stop(l->sim);
+        if (rc)
+            snprintf(err, errlen, "the timeline could not be completed: %s", strerror(-rc));
+        return rc;
+    }
+    return sim_simulator_trace_start(l->sim, path, err, errlen);
+}
+
 static const sim_target_ops local_ops = {
     .num_slots = t_num_slots,
     .slot_intf_id = t_slot_intf_id,
@@ -502,6 +514,7 @@ static const sim_target_ops local_ops = {
     .ap_step_hook = t_ap_step_hook,
     .guest_run = t_guest_run,
     .capture = t_capture,
+    .trace = t_trace,
 };
 
 /* ---- life cycle ---- */

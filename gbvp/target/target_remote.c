@@ -462,20 +462,32 @@ static int t_guest_run(void *ctx, const char *cmd, int timeout_ms, sim_agent_res
     return sim_agent_run_or_say(((sim_remote *)ctx)->agent, cmd, timeout_ms, res, err, errlen);
 }
 
-static int t_capture(void *ctx, const char *path, char *err, size_t errlen)
+/* capture and trace: {"cmd": what, "file": path} or {"cmd": what, "stop": true} */
+static int file_command(void *ctx, const char *what, const char *path, char *err,
+                        size_t errlen)
 {
     JsonParser *p;
     JsonObject *o;
     if (path) {
         char *f = g_strescape(path, NULL);
-        o = request(R(ctx), &p, 0, err, errlen, "{\"cmd\":\"capture\",\"file\":\"%s\"}", f);
+        o = request(R(ctx), &p, 0, err, errlen, "{\"cmd\":\"%s\",\"file\":\"%s\"}", what, f);
         g_free(f);
     } else {
-        o = request(R(ctx), &p, 0, err, errlen, "{\"cmd\":\"capture\",\"stop\":true}");
+        o = request(R(ctx), &p, 0, err, errlen, "{\"cmd\":\"%s\",\"stop\":true}", what);
     }
     if (p)
         g_object_unref(p);
     return o ? 0 : R(ctx)->refusal;
+}
+
+static int t_capture(void *ctx, const char *path, char *err, size_t errlen)
+{
+    return file_command(ctx, "capture", path, err, errlen);
+}
+
+static int t_trace(void *ctx, const char *path, char *err, size_t errlen)
+{
+    return file_command(ctx, "trace", path, err, errlen);
 }
 
 static const sim_target_ops remote_ops = {
@@ -497,6 +509,7 @@ static const sim_target_ops remote_ops = {
     .link_info = t_link_info,
     .guest_run = t_guest_run,
     .capture = t_capture,
+    .trace = t_trace,
 };
 
 /* ---- life cycle ---- */

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+// Timelines (sim/trace.h, docs/tracing.md): a hot-plug on the simulator with the test AP and
+// the frame-level model, written as trace-event JSON, read back with json-glib: valid JSON,
+// every event with the fields the format wants, time rising through every track, every
+// operation a closed slice, the SVC's hot-plug events and the marks on the frame's tracks.
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ap-model/ap.h"
+#include "gbvp/target/target_local.h"
+#include "greybus/gb_message.h"
+#include "sim/trace.h"
+#include "tests/unit/unit.h"
+
+#define TRACKS 1024
+
+static const char *str(JsonObject *o, const char *name)
+{
+    return json_object_has_member(o, name) ? json_object_get_string_member(o, name) : NULL;
+}
+
+static void test_trace_is_valid_trace_event_json_in_time_order(void)
+{
+    char path[64], err[320];
+    snprintf(path, sizeof path, "/tmp/gbvp-test-trace-%d.json", (int)getpid());
+    sim_local_config c = { .sim = { .num_slots = 4, .trace_path = path,
+                                    .timing = SW_TIMING_FRAME },
+                           .ap = SIM_LOCAL_TEST_AP };
+    sim_local *l = sim_local_new(&c, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    const sim_target *t = sim_local_target(l);
+    CU_ASSERT_EQUAL(t->ops->insert(t->ctx, 0, "sensor", err, sizeof err), 0);
+    tap_run(sim_local_test_ap(l));
+    CU_ASSERT_EQUAL(tap_functional(sim_local_test_ap(l), 2, 1), 0);
+    sim_simulator_trace_mark(sim_local_simulator(l), "scenario", "a \"quoted\" step\n");
+    CU_ASSERT_EQUAL(t->ops->link_set(t->ctx, 0, "HS-G1A", NULL, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(t->ops->remove(t->ctx, 0, err, sizeof err), 0);
+    tap_run(sim_local_test_ap(l));
+    sim_local_free(l); /* ends the trace */
+
+    JsonParser *p = json_parser_new();
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(json_parser_load_from_file(p, path, &e));
+    unlink(path);
+    JsonObject *root = json_node_get_object(json_parser_get_root(p));
+    CU_ASSERT_STRING_EQUAL(str(root, "displayTimeUnit"), "ns");
+    JsonArray *evs = json_object_get_array_member(root, "traceEvents");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(evs);
+    static double last_ts[3][TRACKS];
+    static bool named[3][TRACKS];
+    memset(named, 0, sizeof named);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < TRACKS; j++)
+            last_ts[i][j] = -1;
+    unsigned slices = 0, instants = 0, counters = 0, inserted = 0, removed = 0, marks = 0;
+    unsigned links = 0, named_ops = 0;
+    for (guint i = 0; i < json_array_get_length(evs); i++) {
+        JsonObject *o = json_array_get_object_element(evs, i);
+        const char *ph = str(o, "ph"), *name = str(o, "name");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ph);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+        gint64 pid = json_object_get_int_member(o, "pid");
+        CU_ASSERT(pid == 1 || pid == 2);
+        if (!strcmp(ph, "M")) {
+            if (!strcmp(name, "thread_name"))
+                named[pid][json_object_get_int_member(o, "tid")] = true;
+            continue;
+        }
+        CU_ASSERT_TRUE_FATAL(json_object_has_member(o, "ts"));
+        double ts = json_object_get_double_member(o, "ts");
+        gint64 tid = json_object_has_member(o, "tid") ? json_object_get_int_member(o, "tid") : 0;
+        CU_ASSERT_FATAL(tid >= 0 && tid < TRACKS);
+        CU_ASSERT(ts >= last_ts[pid][tid]); /* time rises through every track */
+        last_ts[pid][tid] = ts;
+        if (!strcmp(ph, "X")) {
+            slices++;
+            CU_ASSERT(json_object_get_double_member(o, "dur") >= 0);
+            CU_ASSERT_TRUE(named[pid][tid]); /* its connection's track has a name */
+            JsonObject *args = json_object_get_object_member(o, "args");
+            CU_ASSERT_PTR_NOT_NULL_FATAL(args);
+            CU_ASSERT_PTR_NOT_NULL(str(args, "result"));
+            named_ops += strncmp(name, "type 0x", 7) != 0;
+        } else if (!strcmp(ph, "i")) {
+            instants++;
+            inserted += !strcmp(name, "MODULE_INSERTED 2");
+            removed += !strcmp(name, "MODULE_REMOVED 2");
+            marks += !strcmp(name, "a \"quoted\" step\n");
+            links += !strcmp(name, "link of slot 0 to HS-G1A x1");
+        } else if (!strcmp(ph, "C")) {
+            counters++;
+            CU_ASSERT_TRUE(json_object_has_member(json_object_get_object_member(o, "args"),
+                                                  "bytes"));
+        } else {
+            CU_FAIL("an event of another phase");
+        }
+    }
+    CU_ASSERT(slices > 20);      /* enumeration: SVC, control, GPIO and I2C operations */
+    CU_ASSERT(named_ops > 10);   /* SVC and control operations carry their names */
+    CU_ASSERT(counters > slices);
+    CU_ASSERT_EQUAL(inserted, 1);
+    CU_ASSERT_EQUAL(removed, 1);
+    CU_ASSERT_EQUAL(marks, 1);
+    CU_ASSERT_EQUAL(links, 1);
+    CU_ASSERT(instants >= 4);
+    g_object_unref(p);
+}
+
+static void test_trace_refuses_a_bad_path_and_closes_unanswered_operations(void)
+{
+    char err[320] = "", path[64];
+    sim_local_config c = { .sim = { .num_slots = 2, .trace_path = "/nonexistent/t.json" },
+                           .ap = SIM_LOCAL_TEST_AP };
+    CU_ASSERT_PTR_NULL(sim_local_new(&c, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/t.json"));
+
+    /* a request whose response never comes is still a closed slice, marked unanswered */
+    snprintf(path, sizeof path, "/tmp/gbvp-test-trace2-%d.json", (int)getpid());
+    sim_trace *t = sim_trace_open(path, 7, 1, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    uint8_t req[8] = { 8, 0, 0x21, 0, 0x02, 0, 0, 0 };
+    gb_msg m;
+    CU_ASSERT_EQUAL_FATAL(gb_msg_parse(req, sizeof req, &m), 0);
+    sw_observed ev = { .dir = SW_DIR_AP_TO_INTF, .from = 1, .to = 2, .src_dev = 1,
+                       .dst_dev = 2, .src_cport = 5, .dst_cport = 1, .sent = 1000000,
+                       .at = 3000000, .m = &m };
+    sim_trace_observe(t, &ev);
+    CU_ASSERT_EQUAL(sim_trace_close(t, 9000000), 0);
+    JsonParser *p = json_parser_new();
+    CU_ASSERT_TRUE_FATAL(json_parser_load_from_file(p, path, NULL));
+    unlink(path);
+    JsonArray *evs = json_object_get_array_member(
+        json_node_get_object(json_parser_get_root(p)), "traceEvents");
+    unsigned unanswered = 0;
+    for (guint i = 0; i < json_array_get_length(evs); i++) {
+        JsonObject *o = json_array_get_object_element(evs, i);
+        if (strcmp(str(o, "ph"), "X"))
+            continue;
+        JsonObject *args = json_object_get_object_member(o, "args");
+        unanswered += json_object_has_member(args, "unanswered");
+        CU_ASSERT_DOUBLE_EQUAL(json_object_get_double_member(o, "ts"), 1.0, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(json_object_get_double_member(o, "dur"), 8.0, 1e-9);
+        CU_ASSERT_STRING_EQUAL(str(o, "name"), "type 0x02");
+    }
+    CU_ASSERT_EQUAL(unanswered, 1);
+    g_object_unref(p);
+}
+
+static const unit_test trace_tests[] = {
+    UNIT_TEST(test_trace_is_valid_trace_event_json_in_time_order),
+    UNIT_TEST(test_trace_refuses_a_bad_path_and_closes_unanswered_operations),
+    UNIT_TESTS_END,
+};
+
+static const unit_suite suites[] = {
+    { "trace", trace_tests, 0, 0 },
+    UNIT_SUITES_END,
+};
+
+int main(int argc, char **argv)
+{
+    return unit_run(suites, argc, argv);
+}
