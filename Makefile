@@ -66,9 +66,11 @@ help:
 	@echo "make scenarios    Lua scenarios on the simulator-only targets"
 	@echo "make integration  boot the guest kernel in QEMU and test it"
 	@echo "make bench        benchmarks, printed as 'bench NAME VALUE UNIT'"
+	@echo "make bench-guest  what a capture costs a guest run (boots the guest)"
 	@echo "make asan         unit tests built with AddressSanitizer and UBSan"
 	@echo "make fuzz         run every libFuzzer target FUZZ_SECONDS (60) seconds each"
 	@echo "make clean        remove build/"
+	@echo "make install-wireshark  copy the capture dissector (tools/wireshark/) to your Lua plugins"
 
 deps:
 	scripts/deps.sh
@@ -90,6 +92,11 @@ unit: $(UNIT_TESTS)
 bench: $(BENCHES)
 	$(Q)for b in $(BENCHES); do $$b || exit 1; done
 
+# What a capture costs a guest run (boots the guest: RUNS pairs of gbvp run).
+.PHONY: bench-guest
+bench-guest: all
+	$(Q)tests/bench/bench_guest_capture.sh
+
 # Runs every fuzz target for FUZZ_SECONDS; new inputs go to $(B)/fuzz/corpus/NAME/.
 .PHONY: fuzz
 fuzz: $(FUZZ_TARGETS)
@@ -109,6 +116,13 @@ integration: all
 .PHONY: docs-check
 docs-check:
 	$(Q)tests/docs/architecture_test.sh
+
+# The Wireshark dissector of gbvp captures (docs/tracing.md) into the personal Lua plugins.
+.PHONY: install-wireshark
+install-wireshark:
+	$(Q)d=$$(tshark -G folders 2>/dev/null | sed -n 's/^Personal Lua Plugins:[[:space:]]*//p'); \
+	d=$${d:-$$HOME/.local/lib/wireshark/plugins}; mkdir -p "$$d" && \
+	cp tools/wireshark/greybus.lua "$$d/" && echo "installed $$d/greybus.lua"
 
 test: unit docs-check scenarios integration
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -360,13 +361,20 @@ static void stop_all(run_ctx *r)
     }
     if (r->child > 0) {
         kill(r->child, SIGTERM);
-        int i = 0;
-        for (; i < 30 && waitpid(r->child, NULL, WNOHANG) == 0; i++)
+        struct rusage ru;
+        pid_t got = 0;
+        for (int i = 0; i < 30 && (got = wait4(r->child, NULL, WNOHANG, &ru)) == 0; i++)
             usleep(100000);
-        if (i == 30) {
+        if (got == 0) {
             kill(r->child, SIGKILL);
-            waitpid(r->child, NULL, 0);
+            got = wait4(r->child, NULL, 0, &ru);
         }
+        if (got == r->child) /* what the simulator cost, for comparing runs (docs/tracing.md) */
+            say(r, "simulator: %.3f s of CPU (user %.3f, system %.3f)",
+                (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+                (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+                (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
         r->child = 0;
         child_pid_sig = 0;
     }

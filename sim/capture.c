@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "greybus/gb_message.h"
 
@@ -21,6 +23,7 @@
 #define RECORD_VERSION 1
 #define FLAG_DROPPED 0x01
 #define BLOCK_MAX (64 + SIM_CAPTURE_HEADER + GB_MSG_MAX_SIZE)
+#define FLUSH_EVERY 0.05 /* s of wall time a regular file's records may wait in the buffer */
 
 typedef struct block {
     uint8_t b[BLOCK_MAX];
@@ -32,6 +35,8 @@ struct sim_capture {
     block k; /* the block being built */
     unsigned ports, ap_port;
     uint64_t packets;
+    bool live;          /* a FIFO or a terminal: every record flushed at once */
+    double flushed_at;  /* else: flushed when FLUSH_EVERY has passed since then */
     char path[256];
     char error[384];
     bool failed;
@@ -95,11 +100,27 @@ static void finish(block *k)
     put32(k, total);
 }
 
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A record reaches a FIFO at once (a live reader waits for it), a regular file within
+ * FLUSH_EVERY: one write per message would cost more than the simulation itself. */
 static bool emit(sim_capture *c, const block *k)
 {
     if (c->failed)
         return false;
-    if (fwrite(k->b, 1, k->n, c->f) != k->n || fflush(c->f)) {
+    bool flush = c->live;
+    if (!flush) {
+        double now = wall();
+        flush = now - c->flushed_at >= FLUSH_EVERY;
+        if (flush)
+            c->flushed_at = now;
+    }
+    if (fwrite(k->b, 1, k->n, c->f) != k->n || (flush && fflush(c->f))) {
         c->failed = true;
         snprintf(c->error, sizeof c->error, "capture %s: %s; no more records are written",
                  c->path, strerror(errno));
@@ -170,7 +191,12 @@ sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port
         free(c);
         return NULL;
     }
-    if (!write_header(c)) {
+    struct stat st;
+    c->live = fstat(fileno(c->f), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+    c->flushed_at = wall();
+    if (!write_header(c) || fflush(c->f)) {
+        if (!c->failed)
+            snprintf(c->error, sizeof c->error, "capture %s: %s", path, strerror(errno));
         snprintf(err, errlen, "%s", c->error);
         sim_capture_close(c);
         return NULL;
@@ -178,12 +204,15 @@ sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port
     return c;
 }
 
-void sim_capture_close(sim_capture *c)
+int sim_capture_close(sim_capture *c)
 {
     if (!c)
-        return;
-    fclose(c->f);
+        return 0;
+    int rc = fclose(c->f) && !c->failed ? -errno : 0;
+    if (c->failed)
+        rc = -EIO;
     free(c);
+    return rc;
 }
 
 unsigned sim_capture_interface(const sim_capture *c, unsigned port)

@@ -2,8 +2,8 @@
 // Captures: every Greybus message the switch fabric delivers or refuses, written as pcapng
 // for Wireshark (docs/tracing.md has the format: one interface per place a message arrives,
 // LINKTYPE_USER0, a 24-byte record header, nanosecond simulated timestamps). The writer is
-// the fabric's observer (switch-model/fabric.h); it flushes every record, so a FIFO
-// follows the run live.
+// the fabric's observer (switch-model/fabric.h). Records reach a FIFO at once, so a reader
+// follows the run live, and a regular file within 50 ms of wall time.
 #ifndef GBVP_SIM_CAPTURE_H
 #define GBVP_SIM_CAPTURE_H
 
@@ -22,8 +22,9 @@ typedef struct sim_capture sim_capture;
  * and writes the section and interface blocks. NULL with the reason in err. */
 sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port, char *err,
                               size_t errlen);
-/* Closes the file (NULL is fine). */
-void sim_capture_close(sim_capture *c);
+/* Writes what is buffered and closes the file. 0, or -errno when a write failed (NULL is
+ * fine). */
+int sim_capture_close(sim_capture *c);
 
 /* The fabric observer (sw_fabric_set_observer(f, sim_capture_observe, c)). After a write
  * error (the FIFO's reader left, the disk is full) the capture stops writing and says why

@@ -555,10 +555,15 @@ uint64_t sim_simulator_capture_stop(sim_simulator *s)
     if (!s->capture)
         return 0;
     uint64_t n = sim_capture_packets(s->capture);
-    logf_(s, SW_LOG_INFO, "capture: %llu messages written to %s", (unsigned long long)n,
-          sim_capture_path(s->capture));
-    sim_capture_close(s->capture);
+    char path[256];
+    snprintf(path, sizeof path, "%s", sim_capture_path(s->capture));
+    int rc = sim_capture_close(s->capture);
     s->capture = NULL;
+    if (rc)
+        logf_(s, SW_LOG_ERROR, "capture %s: %s; the file is incomplete", path, strerror(-rc));
+    else
+        logf_(s, SW_LOG_INFO, "capture: %llu messages written to %s", (unsigned long long)n,
+              path);
     if (!s->trace)
         sw_fabric_set_observer(s->fabric, NULL, NULL);
     return n;

@@ -22,6 +22,7 @@
 enum { PID_CONNECTIONS = 1, PID_FRAME = 2 };
 #define TRACKS_MAX 512u
 #define OPEN_MAX 64u /* operations waiting for their response, per connection */
+#define COUNTER_EVERY SIM_US(500)
 
 typedef struct open_op {
     uint16_t id;
@@ -54,6 +55,7 @@ struct sim_trace {
     char marks[16][24]; /* named tracks of process 2, in order of first use */
     unsigned nmarks;
     uint64_t *port_bytes;
+    sim_time *counted_at;   /* per port: when its counter was last written */
     bool failed;
     sim_time last;
     char path[256];
@@ -86,20 +88,22 @@ __attribute__((format(printf, 4, 5))) static void event(sim_trace *t, sim_time t
         t->events = e;
         t->cap = cap;
     }
-    char head[16], tail[1024];
-    snprintf(head, sizeof head, "{\"ph\":\"%c\",", ph);
+    char buf[1024] = "{\"ph\":\"?\",";
+    buf[7] = ph;
     va_list ap;
     va_start(ap, body);
-    vsnprintf(tail, sizeof tail, body, ap);
+    int n = vsnprintf(buf + 10, sizeof buf - 11, body, ap);
     va_end(ap);
-    size_t n = strlen(head) + strlen(tail) + 2;
-    char *text = malloc(n);
+    size_t len = 10 + (n < 0 ? 0 : (size_t)n < sizeof buf - 11 ? (size_t)n : sizeof buf - 12);
+    buf[len++] = '}';
+    char *text = malloc(len + 1);
     if (!text) {
         errno = ENOMEM;
         fail_io(t);
         return;
     }
-    snprintf(text, n, "%s%s}", head, tail);
+    memcpy(text, buf, len);
+    text[len] = 0;
     t->events[t->nevents++] = (kept){ ts, t->seq++, text };
 }
 
@@ -264,14 +268,19 @@ void sim_trace_observe(void *ctx, const sw_observed *ev)
             h->type == GB_SVC_TYPE_INTF_OOPS || h->type == GB_SVC_TYPE_INTF_MAILBOX_EVENT)
             sim_trace_mark(t, "hot-plug", text, ev->at);
     }
-    /* bytes delivered to each port, as a counter */
+    /* bytes delivered to each port, as a counter: a sample at most every COUNTER_EVERY of
+     * simulated time per port (one per message would outweigh the rest of the timeline) */
     if (ev->to < t->ports) {
         t->port_bytes[ev->to] += h->size;
+        if (t->counted_at[ev->to] && ev->at - t->counted_at[ev->to] < COUNTER_EVERY)
+            goto operations;
+        t->counted_at[ev->to] = ev->at;
         char pn[16];
         event(t, ev->at, 'C', "\"name\":\"bytes to %s\",\"pid\":%d,\"ts\":%s,\"args\":{\"bytes\":%"
               PRIu64 "}", port_name(t, ev->to, pn, sizeof pn), PID_FRAME, ts,
               t->port_bytes[ev->to]);
     }
+operations:
     if (!k)
         return;
     if (!gb_msg_is_response(h->type)) {
@@ -318,11 +327,13 @@ sim_trace *sim_trace_open(const char *path, unsigned ports, unsigned ap_port, ch
     if (t) {
         t->tracks = calloc(TRACKS_MAX, sizeof *t->tracks);
         t->port_bytes = calloc(ports, sizeof *t->port_bytes);
+        t->counted_at = calloc(ports, sizeof *t->counted_at);
     }
-    if (!t || !t->tracks || !t->port_bytes) {
+    if (!t || !t->tracks || !t->port_bytes || !t->counted_at) {
         if (t) {
             free(t->tracks);
             free(t->port_bytes);
+            free(t->counted_at);
         }
         free(t);
         snprintf(err, errlen, "trace: out of memory");
@@ -336,6 +347,7 @@ sim_trace *sim_trace_open(const char *path, unsigned ports, unsigned ap_port, ch
         snprintf(err, errlen, "trace %s: %s", path, strerror(errno));
         free(t->tracks);
         free(t->port_bytes);
+        free(t->counted_at);
         free(t);
         return NULL;
     }
@@ -380,6 +392,7 @@ int sim_trace_close(sim_trace *t, sim_time now)
     free(t->events);
     free(t->tracks);
     free(t->port_bytes);
+    free(t->counted_at);
     free(t);
     return rc;
 }

@@ -52,6 +52,7 @@ $(eval $(call bench,bench_event_kernel,tests/bench/bench_event_kernel.c,$(LIB_ev
 $(eval $(call bench,bench_gblink,tests/bench/bench_gblink.c,$(LIB_gblink)))
 $(eval $(call bench,bench_unipro,tests/bench/bench_unipro.c,$(LIB_switch_model) \
 	$(LIB_unipro_model) $(LIB_greybus) $(LIB_event_kernel)))
+$(eval $(call bench,bench_capture,tests/bench/bench_capture.c,$(TEST_LIBS)))
 
 # ---- integration tests: boot the real guest kernel in QEMU ----
 INTEGRATION_TESTS += tests/integration/boot_test.sh tests/integration/es2_bridge_test.sh \

@@ -127,10 +127,11 @@ sim_cmd() {
 # dmesg_problems: WARN, BUG, oops and greybus errors in the guest's kernel log. Expected on
 # a surprise removal in 6.1 and therefore not counted: a driver's last request on a
 # connection the removal already disabled fails with -ENOTCONN (-107), and one in flight
-# when it went is cancelled (-ECANCELED, -125), e.g. the HID driver's PWR_OFF ("hid
+# when it went is cancelled (-ECANCELED, -125, or -ESHUTDOWN, -108, when the connection's
+# disable cancels it, e.g. a battery's GET_PROPERTY poll), e.g. the HID driver's PWR_OFF ("hid
 # 1-5.5.1: failed to power off (-107)") or the UART's SET_CONTROL_LINE_STATE as its tty
 # hangs up. dmesg_expected lists those lines.
-DMESG_EXPECTED='(synchronous operation id 0x[0-9a-f]+ of type 0x[0-9a-f]+ failed: -(107|125)|failed to power off \(-107\))$'
+DMESG_EXPECTED='(synchronous operation id 0x[0-9a-f]+ of type 0x[0-9a-f]+ failed: -(107|108|125)|failed to power off \(-107\))$'
 # dmesg_problems [FROM [TO]] looks at lines FROM..TO of dmesg (default: all).
 dmesg_lines() { agent 'dmesg | wc -l'; }
 dmesg_range() { agent "dmesg | sed -n '${1:-1},${2:-\$}p'"; }

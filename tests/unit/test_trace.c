@@ -98,7 +98,7 @@ static void test_trace_is_valid_trace_event_json_in_time_order(void)
     }
     CU_ASSERT(slices > 20);      /* enumeration: SVC, control, GPIO and I2C operations */
     CU_ASSERT(named_ops > 10);   /* SVC and control operations carry their names */
-    CU_ASSERT(counters > slices);
+    CU_ASSERT(counters >= 3); /* sampled: the AP, the SVC and the interface received */
     CU_ASSERT_EQUAL(inserted, 1);
     CU_ASSERT_EQUAL(removed, 1);
     CU_ASSERT_EQUAL(marks, 1);
