@@ -61,6 +61,7 @@ help:
 	@echo "make deps         install the Debian packages gbvp needs (run as root)"
 	@echo "make [all]        build the gbvp program into $(B)/gbvp"
 	@echo "make test         unit tests, docs check, scenarios and integration tests (boots the guest)"
+	@echo "make wireshark-check  the dissector on made-up captures and on every scenario's capture"
 	@echo "make docs-check   docs/architecture.md names only functions that exist; includes point down"
 	@echo "make unit         CUnit unit tests only"
 	@echo "make scenarios    Lua scenarios on the simulator-only targets"
@@ -124,7 +125,13 @@ install-wireshark:
 	d=$${d:-$$HOME/.local/lib/wireshark/plugins}; mkdir -p "$$d" && \
 	cp tools/wireshark/greybus.lua "$$d/" && echo "installed $$d/greybus.lua"
 
-test: unit docs-check scenarios integration
+# The Wireshark dissector on made-up captures, and on captures of every scenario.
+.PHONY: wireshark-check
+wireshark-check: all
+	$(Q)tests/wireshark/dissector_test.sh
+	$(Q)tests/wireshark/capture_test.sh
+
+test: unit docs-check scenarios wireshark-check integration
 
 clean:
 	rm -rf build

@@ -36,6 +36,7 @@ struct sim_capture {
     unsigned ports, ap_port;
     uint64_t packets;
     bool live;          /* a FIFO or a terminal: every record flushed at once */
+    bool buffered;      /* records written since the last flush */
     double flushed_at;  /* else: flushed when FLUSH_EVERY has passed since then */
     char path[256];
     char error[384];
@@ -120,6 +121,7 @@ static bool emit(sim_capture *c, const block *k)
         if (flush)
             c->flushed_at = now;
     }
+    c->buffered = !flush;
     if (fwrite(k->b, 1, k->n, c->f) != k->n || (flush && fflush(c->f))) {
         c->failed = true;
         snprintf(c->error, sizeof c->error, "capture %s: %s; no more records are written",
@@ -265,6 +267,22 @@ void sim_capture_observe(void *ctx, const sw_observed *ev)
     finish(k);
     if (emit(c, k))
         c->packets++;
+}
+
+void sim_capture_tick(sim_capture *c)
+{
+    if (!c->buffered || c->failed)
+        return;
+    double now = wall();
+    if (now - c->flushed_at < FLUSH_EVERY)
+        return;
+    c->flushed_at = now;
+    c->buffered = false;
+    if (fflush(c->f)) {
+        c->failed = true;
+        snprintf(c->error, sizeof c->error, "capture %s: %s; no more records are written",
+                 c->path, strerror(errno));
+    }
 }
 
 uint64_t sim_capture_packets(const sim_capture *c)

@@ -31,6 +31,10 @@ int sim_capture_close(sim_capture *c);
  * in sim_capture_error. */
 void sim_capture_observe(void *ctx, const sw_observed *ev);
 
+/* Writes buffered records once FLUSH_EVERY (50 ms) has passed since the last write, so a
+ * quiet run's last records do not wait for the end (the simulator calls it as it runs). */
+void sim_capture_tick(sim_capture *c);
+
 /* Interface number of a switch port in the file: AP 0, SVC 1, interface N: N. */
 unsigned sim_capture_interface(const sim_capture *c, unsigned port);
 uint64_t sim_capture_packets(const sim_capture *c);

@@ -193,6 +193,8 @@ void sim_simulator_process(sim_simulator *s, sim_time until)
         sim_bridge_gblink_process(s->gblink, s->now);
     sim_slots_service(s->slots);
     gb_svc_tick(s->svc, s->now);
+    if (s->capture)
+        sim_capture_tick(s->capture);
     if (s->capture && sim_capture_error(s->capture) && !s->capture_failure_told) {
         logf_(s, SW_LOG_ERROR, "%s", sim_capture_error(s->capture));
         s->capture_failure_told = true;

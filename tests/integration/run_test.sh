@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # `gbvp run` as a user runs it: the default demo (scenarios/demo.lua against the guest)
-# passes; with --keep-running and --control PATH the socket named at start drives the
+# passes, and its capture (--pcap) and timeline (--trace) read back with tshark and the
+# dissector; with --keep-running and --control PATH the socket named at start drives the
 # running simulator (gbvp ctl) and the guest sees what it does; Ctrl-C stops QEMU and the
 # simulator and removes the socket. A script that fails and a --control path that is taken
 # give a clear refusal. Ends with "N passed, N failed".
@@ -21,8 +22,8 @@ trap cleanup EXIT
 [ -x "$gbvp" ] || make -j2 "$gbvp" >/dev/null || { not_ok "build $gbvp"; exit 1; }
 gbvp=$(realpath "$gbvp")
 
-# --- the default demo ------------------------------------------------------------------------
-"$gbvp" run >"$d/demo.log" 2>&1
+# --- the default demo, captured --------------------------------------------------------------
+"$gbvp" run --pcap "$d/demo.pcapng" --trace "$d/demo.json" >"$d/demo.log" 2>&1
 rc=$?
 summary=$(grep -o 'demo.lua: [0-9]* passed, [0-9]* failed' "$d/demo.log")
 if [ "$rc" -eq 0 ] && [ "$summary" = "demo.lua: 22 passed, 0 failed" ]; then
@@ -34,6 +35,13 @@ fi
 rundir=$(sed -n 's/.*gbvp run: logs in //p' "$d/demo.log")
 [ -n "$rundir" ] && [ ! -e "$rundir" ] && ok "a passed run removes its run directory" ||
     not_ok "a passed run removes its run directory ($rundir)"
+# its capture and timeline read back: every packet decodes, responses pair with requests
+out=$(tests/wireshark/capture_test.sh --check "$d/demo.pcapng" "$d/demo.json" 2>&1)
+if [ $? -eq 0 ]; then
+    ok "the demo's capture and timeline read back ($(capinfos -c -M "$d/demo.pcapng" 2>/dev/null | sed -n 's/.*packets: *//p') packets; ${out##*: })"
+else
+    not_ok "the demo's capture and timeline read back" "$out"
+fi
 
 # --- --keep-running with a named control socket ---------------------------------------------
 sock=$d/ctl.sock

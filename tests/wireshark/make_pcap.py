@@ -106,6 +106,7 @@ class Capture:
         self.mod_ids = {}  # (intf, cport) -> the module's counter
         self.hd = {}  # (intf, cport) -> hd cport
         self.next_hd = 1
+        self.conn_creates = 0
 
     def mark(self, name, frame=None):
         self.marks[name] = self.frames if frame is None else frame
@@ -148,6 +149,7 @@ class Capture:
         self.next_hd += 1
         self.hd[(intf, cport)] = hd
         self.conn_ids.setdefault((intf, cport), 1)
+        self.conn_creates += 1
         self.svc_op(0x07, bytes([AP_PORT]) + le16(hd) + bytes([intf]) + le16(cport) + b"\0\x07")
         return hd
 
@@ -440,6 +442,13 @@ def every_operation(c):
 
 
 def oddities(c):
+    # a connection between two interfaces: GPIO CPort 1 of interface 2 <-> CPort 3 of 3
+    c.svc_op(0x07, b"\x02" + le16(1) + b"\x03" + le16(3) + b"\0\x07")
+    c.conn_creates += 1
+    rec = record(INTF_TO_INTF, 2, 3, 2, 3, 1, 3, 0xFFFF, latency_ps=2_000_000)
+    c.mark("i2i_req", c._add(3, rec, message(9, 0x08, b"\x00")))
+    rec = record(INTF_TO_INTF, 3, 2, 3, 2, 3, 1, 0xFFFF, latency_ps=2_000_000)
+    c.mark("i2i_resp", c._add(2, rec, message(9, 0x88, b"\x01")))
     # a message on a CPort no manifest names
     c.hd[(2, 7)] = 40
     c.conn_ids[(2, 7)] = 1
@@ -500,7 +509,7 @@ def main(argv):
     c.write(argv[2])
     if argv[1] == "main" and len(argv) > 3:
         with open(argv[3], "w") as f:
-            f.write("FRAMES=%d\n" % c.frames)
+            f.write("FRAMES=%d\nN_conn_create=%d\n" % (c.frames, c.conn_creates))
             for k, v in sorted(c.marks.items()):
                 f.write("F_%s=%d\n" % (k, v))
     return 0
