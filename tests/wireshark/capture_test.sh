@@ -108,6 +108,18 @@ for n in hotplug_basic loopback_throughput uart_echo; do
 done
 check_trace demo "$d/demo.json"
 
+# live: tshark reads a FIFO the simulator writes as it runs (wireshark -k -i FIFO the same)
+mkfifo "$d/live.fifo"
+tshark -n -X "lua_script:$lua" -i "$d/live.fifo" >"$d/live.out" 2>"$d/live.err" &
+reader=$!
+"$gbvp" scenario scenarios/hotplug_basic.lua --pcap "$d/live.fifo" >"$d/live.tap" 2>&1
+for _ in $(seq 1 100); do kill -0 "$reader" 2>/dev/null || break; sleep 0.1; done
+kill "$reader" 2>/dev/null
+live=$(grep -c ' Greybus ' "$d/live.out")
+want=$(capinfos -c -M "$d/hotplug_basic.pcapng" 2>/dev/null | sed -n 's/.*packets: *//p')
+[ "$live" -gt 0 ] && [ "$live" = "$want" ] && ok ||
+    bad "live through a FIFO: tshark decoded $live of $want packets ($(tail -n 2 "$d/live.err"))"
+
 # the demo shows every protocol it uses with its fields
 for field in greybus.svc.endo_id greybus.control.manifest_size greybus.manifest.desc_size \
              greybus.gpio.value greybus.i2c.functionality greybus.psy.id greybus.hid.length \
