@@ -526,6 +526,13 @@ int sim_simulator_write_stats(sim_simulator *s, const char *path)
 
 /* ---- captures and timelines ---- */
 
+static void observe_link(void *ctx, const sw_link_event *ev)
+{
+    sim_simulator *s = ctx;
+    if (s->trace)
+        sim_trace_link(s->trace, ev);
+}
+
 /* The fabric's one observer feeds both. */
 static void observe(void *ctx, const sw_observed *ev)
 {
@@ -588,6 +595,7 @@ int sim_simulator_trace_start(sim_simulator *s, const char *path, char *err, siz
     s->trace = t;
     s->trace_failure_told = false;
     sw_fabric_set_observer(s->fabric, observe, s);
+    sw_fabric_set_link_observer(s->fabric, observe_link, s);
     logf_(s, SW_LOG_INFO, "trace: a timeline to %s (trace-event JSON)", path);
     return 0;
 }
@@ -598,6 +606,7 @@ int sim_simulator_trace_stop(sim_simulator *s)
         return 0;
     char path[256];
     snprintf(path, sizeof path, "%s", sim_trace_path(s->trace));
+    sw_fabric_set_link_observer(s->fabric, NULL, NULL);
     int rc = sim_trace_close(s->trace, s->now);
     s->trace = NULL;
     if (!s->capture)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The trace-event writer behind timelines (trace.h, docs/tracing.md). Tracks are threads of
-// two processes: 1 "connections" (one per connection, named after its ends), 2 "frame"
-// (hot-plug, links, drops, the marks, and a byte counter per port). An operation becomes a
+// three processes: 1 "connections" (one per connection, named after its ends), 2 "frame"
+// (hot-plug, links, drops, the marks, and a byte counter per port), 3 "links" (one per
+// modelled link, its states as slices). An operation becomes a
 // complete event when its response arrives (or, unanswered, when the trace closes), so
 // events are kept and written in time order when the trace closes: every track's
 // timestamps then rise through the file.
@@ -19,7 +20,7 @@
 #include "greybus/gb_protocols.h"
 #include "greybus/svc_protocol.h"
 
-enum { PID_CONNECTIONS = 1, PID_FRAME = 2 };
+enum { PID_CONNECTIONS = 1, PID_FRAME = 2, PID_LINKS = 3 };
 #define TRACKS_MAX 512u
 #define OPEN_MAX 64u /* operations waiting for their response, per connection */
 #define COUNTER_EVERY SIM_US(500)
@@ -56,6 +57,11 @@ struct sim_trace {
     unsigned nmarks;
     uint64_t *port_bytes;
     sim_time *counted_at;   /* per port: when its counter was last written */
+    struct link_state {     /* per port: the state its link is in, since when */
+        bool known;
+        char name[40];
+        sim_time since;
+    } *links;
     bool failed;
     sim_time last;
     char path[256];
@@ -328,12 +334,14 @@ sim_trace *sim_trace_open(const char *path, unsigned ports, unsigned ap_port, ch
         t->tracks = calloc(TRACKS_MAX, sizeof *t->tracks);
         t->port_bytes = calloc(ports, sizeof *t->port_bytes);
         t->counted_at = calloc(ports, sizeof *t->counted_at);
+        t->links = calloc(ports, sizeof *t->links);
     }
-    if (!t || !t->tracks || !t->port_bytes || !t->counted_at) {
+    if (!t || !t->tracks || !t->port_bytes || !t->counted_at || !t->links) {
         if (t) {
             free(t->tracks);
             free(t->port_bytes);
             free(t->counted_at);
+            free(t->links);
         }
         free(t);
         snprintf(err, errlen, "trace: out of memory");
@@ -348,6 +356,7 @@ sim_trace *sim_trace_open(const char *path, unsigned ports, unsigned ap_port, ch
         free(t->tracks);
         free(t->port_bytes);
         free(t->counted_at);
+        free(t->links);
         free(t);
         return NULL;
     }
@@ -355,7 +364,45 @@ sim_trace *sim_trace_open(const char *path, unsigned ports, unsigned ap_port, ch
           PID_CONNECTIONS);
     event(t, 0, 'M', "\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"frame\"}",
           PID_FRAME);
+    event(t, 0, 'M', "\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"links\"}",
+          PID_LINKS);
     return t;
+}
+
+/* The state a link was in until `now`, as a slice on its track. */
+static void link_slice(sim_trace *t, unsigned port, sim_time now)
+{
+    struct link_state *ls = &t->links[port];
+    char ts[32], dur[32];
+    us(ts, sizeof ts, ls->since);
+    us(dur, sizeof dur, now > ls->since ? now - ls->since : 0);
+    event(t, ls->since, 'X', "\"name\":\"%s\",\"cat\":\"link\",\"pid\":%d,\"tid\":%u,"
+          "\"ts\":%s,\"dur\":%s,\"args\":{\"result\":\"state\"}", ls->name, PID_LINKS,
+          port + 1, ts, dur);
+}
+
+void sim_trace_link(sim_trace *t, const sw_link_event *ev)
+{
+    if (ev->port >= t->ports || t->failed)
+        return;
+    struct link_state *ls = &t->links[ev->port];
+    if (!ls->known) {
+        char pn[16], name[32];
+        snprintf(name, sizeof name, "link of %s", port_name(t, ev->port, pn, sizeof pn));
+        name_thread(t, PID_LINKS, ev->port + 1, name);
+        ls->known = true;
+    } else {
+        link_slice(t, ev->port, ev->at);
+    }
+    char mode[24];
+    up_phy_cfg_name(&ev->phy, mode, sizeof mode);
+    if (ev->state == UP_LINK_UP || ev->state == UP_LINK_PMC)
+        snprintf(ls->name, sizeof ls->name, "%s %s", up_link_state_name(ev->state), mode);
+    else
+        snprintf(ls->name, sizeof ls->name, "%s", up_link_state_name(ev->state));
+    ls->since = ev->at;
+    if (ev->at > t->last)
+        t->last = ev->at;
 }
 
 static int by_time(const void *a, const void *b)
@@ -375,6 +422,9 @@ int sim_trace_close(sim_trace *t, sim_time now)
     for (unsigned i = 0; i < t->ntracks; i++)
         for (unsigned j = 0; j < t->tracks[i].nopen; j++)
             slice(t, &t->tracks[i], &t->tracks[i].open[j], now, 0, false);
+    for (unsigned p = 0; p < t->ports; p++)
+        if (t->links[p].known)
+            link_slice(t, p, now);
     qsort(t->events, t->nevents, sizeof *t->events, by_time);
     if (fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gbvp\",\"clock\":"
               "\"simulated\"},\"traceEvents\":[\n", t->f) < 0)
@@ -393,6 +443,7 @@ int sim_trace_close(sim_trace *t, sim_time now)
     free(t->tracks);
     free(t->port_bytes);
     free(t->counted_at);
+    free(t->links);
     free(t);
     return rc;
 }

@@ -67,6 +67,16 @@ void fabric_log(const sw_fabric *f, sw_log_level level, const char *fmt, ...)
 static void fabric_arrived(void *ctx, void *msg_ctx, const uint8_t *msg, size_t len,
                            sim_time sent, sim_time now);
 
+static void fabric_link_changed(void *ctx, unsigned port, up_link_state state,
+                                const up_phy_cfg *phy, sim_time now)
+{
+    sw_fabric *f = ctx;
+    if (f->link_observer) {
+        sw_link_event ev = { .port = port, .state = state, .phy = *phy, .at = now };
+        f->link_observer(f->link_observer_ctx, &ev);
+    }
+}
+
 sw_fabric *sw_fabric_new(const sim_scheduler *s, const sw_fabric_cfg *cfg, char *err,
                          size_t errlen)
 {
@@ -111,6 +121,8 @@ sw_fabric *sw_fabric_new(const sim_scheduler *s, const sw_fabric_cfg *cfg, char 
         tc.link.faults.ber = c.ber;
         tc.link.faults.seed = c.seed ? c.seed : 1;
         f->frame = f->env ? sw_transit_new(f->env, &tc, fabric_arrived, f) : NULL;
+        if (f->frame)
+            sw_transit_set_link_observer(f->frame, fabric_link_changed, f);
         if (!f->frame)
             goto nomem;
     } else if (c.timing == SW_TIMING_MESSAGE) {
@@ -333,6 +345,12 @@ static sw_verdict resolve(sw_fabric *f, unsigned port, uint16_t cport, sw_hop *h
     if (!f->ports[peer_port].reachable)
         return SW_VERDICT_PEER_GONE;
     return SW_VERDICT_OK;
+}
+
+void sw_fabric_set_link_observer(sw_fabric *f, sw_link_observer_fn fn, void *ctx)
+{
+    f->link_observer = fn;
+    f->link_observer_ctx = fn ? ctx : NULL;
 }
 
 void sw_fabric_set_observer(sw_fabric *f, sw_observer_fn fn, void *ctx)

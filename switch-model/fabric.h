@@ -29,6 +29,7 @@
 #include "switch-model/conn_table.h"
 #include "switch-model/route_table.h"
 #include "switch-model/sw_log.h"
+#include "unipro-model/up_link.h"
 #include "unipro-model/up_phy.h"
 
 typedef struct sw_fabric sw_fabric;
@@ -166,6 +167,20 @@ typedef struct sw_observed {
 typedef void (*sw_observer_fn)(void *ctx, const sw_observed *ev);
 /* Calls fn for every message delivered or refused from now on (NULL: stop). One observer. */
 void sw_fabric_set_observer(sw_fabric *f, sw_observer_fn fn, void *ctx);
+
+/* A modelled link changed state (frame-level timing: start-up, up, down, power mode change,
+ * HIBERN8 and its exit), with its mode then. */
+typedef struct sw_link_event {
+    unsigned port;
+    up_link_state state;
+    up_phy_cfg phy;
+    sim_time at;
+} sw_link_event;
+
+typedef void (*sw_link_observer_fn)(void *ctx, const sw_link_event *ev);
+/* Calls fn for every link state change from now on (NULL: stop); nothing happens with
+ * direct delivery or the message level. One observer. */
+void sw_fabric_set_link_observer(sw_fabric *f, sw_link_observer_fn fn, void *ctx);
 
 /* Messages sent and not yet delivered or dropped. */
 size_t sw_fabric_in_flight(const sw_fabric *f);

@@ -62,6 +62,8 @@ struct sw_fabric {
     fabric_dir dir[SW_DIRS];
     sw_observer_fn observer;
     void *observer_ctx;
+    sw_link_observer_fn link_observer;
+    void *link_observer_ctx;
 };
 
 void fabric_log(const sw_fabric *f, sw_log_level level, const char *fmt, ...)

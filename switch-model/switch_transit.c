@@ -27,6 +27,8 @@ struct sw_transit {
     tr_port *ports;
     sw_transit_deliver_fn deliver;
     void *ctx;
+    sw_transit_link_fn link_observer;
+    void *link_ctx;
 };
 
 sw_transit_cfg sw_transit_cfg_default(void)
@@ -122,6 +124,21 @@ static const up_node_ops node_ops = { node_recv, NULL };
 
 static int apply_pwrm(tr_port *p, const uint8_t *req);
 
+void sw_transit_set_link_observer(sw_transit *t, sw_transit_link_fn fn, void *ctx)
+{
+    t->link_observer = fn;
+    t->link_ctx = fn ? ctx : NULL;
+}
+
+static void link_state_changed(void *ctx, up_link *l)
+{
+    tr_port *p = ctx;
+    sw_transit *t = p->t;
+    if (t->link_observer)
+        t->link_observer(t->link_ctx, p->idx, up_link_get_state(l), &up_link_get_cfg(l)->phy,
+                         sim_now(up_env_scheduler(t->env)));
+}
+
 static void link_up_again(void *ctx, up_link *l)
 {
     (void)l;
@@ -149,6 +166,9 @@ static int ensure_port(sw_transit *t, unsigned port, uint8_t dev)
         if (!p->link)
             return -ENOMEM;
         up_link_set_state_hook(p->link, link_up_again, p);
+        up_link_set_observer(p->link, link_state_changed, p);
+        if (t->link_observer) /* its first state */
+            link_state_changed(p, p->link);
         if (p->has_early) {
             p->has_early = false;
             apply_pwrm(p, p->early);

@@ -38,10 +38,17 @@ typedef struct sw_transit_cfg {
 /* 15-port switch, HS-G3B x2 links (the Ara setting), 64 CPorts per node. */
 sw_transit_cfg sw_transit_cfg_default(void);
 
+/* Called when the link of `port` changes state (start-up, up, down, power mode change,
+ * HIBERN8 and its exit), with its mode then and the time. */
+typedef void (*sw_transit_link_fn)(void *ctx, unsigned port, up_link_state state,
+                                   const up_phy_cfg *phy, sim_time now);
+
 /* NULL on a bad config or no memory. */
 sw_transit *sw_transit_new(up_env *env, const sw_transit_cfg *cfg, sw_transit_deliver_fn fn,
                            void *ctx);
 void sw_transit_free(sw_transit *t);
+/* One observer of link state changes (NULL: none). */
+void sw_transit_set_link_observer(sw_transit *t, sw_transit_link_fn fn, void *ctx);
 
 /* Sends msg (copied) along the hop. 0, -EINVAL (a port outside the switch, a CPort beyond
  * cfg.cports) or -ENOMEM. */

@@ -3,7 +3,8 @@
 """Draws a gbvp timeline (gbvp ... --trace FILE.json, docs/tracing.md) as a PNG, for reports
 and documentation where ui.perfetto.dev is not at hand: one row per track, operations as
 bars from request to response (red when the result is not success or nobody answered),
-instants as ticks, on simulated time in microseconds.
+link states as bands (green up, orange changing or in HIBERN8, grey down), instants as
+ticks, on simulated time in microseconds.
 
 usage: tools/timeline_png.py TRACE.json OUT.png [--from US] [--to US] [--title TEXT]
 """
@@ -53,8 +54,12 @@ def main():
         key = (e["pid"], e["tid"])
         row = rows.setdefault(key, len(rows))
         if e["ph"] == "X":
-            good = e["args"].get("result") == "success"
-            bars.append((row, start, max(end - start, 0.05), good, e["name"]))
+            if e.get("cat") == "link":
+                colour = ("tab:green" if e["name"].startswith("up") else
+                          "tab:gray" if e["name"] == "down" else "tab:orange")
+            else:
+                colour = "tab:blue" if e["args"].get("result") == "success" else "tab:red"
+            bars.append((row, start, max(end - start, 0.05), colour, e["name"]))
         else:
             ticks.append((row, start, e["name"]))
     if not rows:
@@ -62,11 +67,10 @@ def main():
 
     labels = [None] * len(rows)
     for key, row in rows.items():
-        labels[row] = ("" if key[0] == 1 else "frame: ") + names[key]
+        labels[row] = ("frame: " if key[0] == 2 else "") + names[key]
     fig, ax = plt.subplots(figsize=(12, 0.35 * len(rows) + 1.5))
-    for row, start, width, good, _ in bars:
-        ax.broken_barh([(start, width)], (row - 0.35, 0.7),
-                       facecolors="tab:blue" if good else "tab:red")
+    for row, start, width, colour, _ in bars:
+        ax.broken_barh([(start, width)], (row - 0.35, 0.7), facecolors=colour)
     for row, t, _ in ticks:
         ax.plot([t, t], [row - 0.4, row + 0.4], color="black", linewidth=1)
     ax.set_yticks(range(len(labels)))

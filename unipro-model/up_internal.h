@@ -110,6 +110,8 @@ struct up_link {
     sim_event state_ev;
     void (*hook)(void *ctx, up_link *l);
     void *hook_ctx;
+    void (*observer)(void *ctx, up_link *l); /* every state change (up_link_set_observer) */
+    void *observer_ctx;
 };
 
 /* up_port.c services for up_link.c */

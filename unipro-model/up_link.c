@@ -16,8 +16,11 @@ up_link_cfg up_link_cfg_default(void)
 
 static void set_state(up_link *l, up_link_state st)
 {
+    bool changed = l->state != st;
     l->state = st;
     l->port[0]->up = l->port[1]->up = st == UP_LINK_UP;
+    if (changed && l->observer)
+        l->observer(l->observer_ctx, l);
 }
 
 static int check_faults(const up_fault_cfg *f, char *err, size_t errlen)
@@ -105,6 +108,12 @@ void up_link_set_state_hook(up_link *l, void (*fn)(void *ctx, up_link *l), void 
 {
     l->hook = fn;
     l->hook_ctx = ctx;
+}
+
+void up_link_set_observer(up_link *l, void (*fn)(void *ctx, up_link *l), void *ctx)
+{
+    l->observer = fn;
+    l->observer_ctx = fn ? ctx : NULL;
 }
 
 int up_link_set_faults(up_link *l, const up_fault_cfg *f)

@@ -64,5 +64,8 @@ int up_link_set_power_mode(up_link *l, const up_phy_cfg *phy, char *err, size_t 
 int up_link_hibernate(up_link *l, bool enter);
 /* Called whenever the link becomes UP again (optional). */
 void up_link_set_state_hook(up_link *l, void (*fn)(void *ctx, up_link *l), void *ctx);
+/* Called on every change of state (up, down, start-up, power mode change, HIBERN8 and its
+ * exit), after it took effect (optional; for observers, not for the model's own logic). */
+void up_link_set_observer(up_link *l, void (*fn)(void *ctx, up_link *l), void *ctx);
 
 #endif

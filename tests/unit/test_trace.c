@@ -48,21 +48,21 @@ static void test_trace_is_valid_trace_event_json_in_time_order(void)
     CU_ASSERT_STRING_EQUAL(str(root, "displayTimeUnit"), "ns");
     JsonArray *evs = json_object_get_array_member(root, "traceEvents");
     CU_ASSERT_PTR_NOT_NULL_FATAL(evs);
-    static double last_ts[3][TRACKS];
-    static bool named[3][TRACKS];
+    static double last_ts[4][TRACKS];
+    static bool named[4][TRACKS];
     memset(named, 0, sizeof named);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         for (int j = 0; j < TRACKS; j++)
             last_ts[i][j] = -1;
     unsigned slices = 0, instants = 0, counters = 0, inserted = 0, removed = 0, marks = 0;
-    unsigned links = 0, named_ops = 0;
+    unsigned links = 0, named_ops = 0, link_states = 0, hs_g1a = 0;
     for (guint i = 0; i < json_array_get_length(evs); i++) {
         JsonObject *o = json_array_get_object_element(evs, i);
         const char *ph = str(o, "ph"), *name = str(o, "name");
         CU_ASSERT_PTR_NOT_NULL_FATAL(ph);
         CU_ASSERT_PTR_NOT_NULL_FATAL(name);
         gint64 pid = json_object_get_int_member(o, "pid");
-        CU_ASSERT(pid == 1 || pid == 2);
+        CU_ASSERT(pid >= 1 && pid <= 3);
         if (!strcmp(ph, "M")) {
             if (!strcmp(name, "thread_name"))
                 named[pid][json_object_get_int_member(o, "tid")] = true;
@@ -82,6 +82,8 @@ static void test_trace_is_valid_trace_event_json_in_time_order(void)
             CU_ASSERT_PTR_NOT_NULL_FATAL(args);
             CU_ASSERT_PTR_NOT_NULL(str(args, "result"));
             named_ops += strncmp(name, "type 0x", 7) != 0;
+            link_states += pid == 3;
+            hs_g1a += pid == 3 && !strcmp(name, "up HS-G1A x1");
         } else if (!strcmp(ph, "i")) {
             instants++;
             inserted += !strcmp(name, "MODULE_INSERTED 2");
@@ -104,6 +106,9 @@ static void test_trace_is_valid_trace_event_json_in_time_order(void)
     CU_ASSERT_EQUAL(marks, 1);
     CU_ASSERT_EQUAL(links, 1);
     CU_ASSERT(instants >= 4);
+    /* the links: start-up, up, the power mode changes the AP and the test asked for */
+    CU_ASSERT(link_states >= 4);
+    CU_ASSERT_EQUAL(hs_g1a, 1);
     g_object_unref(p);
 }
 
