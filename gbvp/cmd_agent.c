@@ -133,6 +133,11 @@ int cmd_agent_main(int argc, char **argv)
         fprintf(stderr, "gbvp agent: no socket: give --socket PATH or set GBVP_AGENT_SOCKET\n");
         return CLI_USAGE;
     }
+    if (wait_ready_only && i < argc) {
+        fprintf(stderr, "gbvp agent: --wait-ready runs no command, but '%s' was given: drop "
+                "--wait-ready to run it (gbvp agent waits for the agent anyway)\n", argv[i]);
+        return 2;
+    }
     if (!wait_ready_only && i >= argc) {
         fprintf(stderr, "gbvp agent: no command given (try --help)\n");
         return CLI_USAGE;

@@ -104,8 +104,10 @@ int cmd_model_main(int argc, char **argv)
         else if (!strcmp(a, "--rate")) target = &rate;
         else if (!strcmp(a, "--ber")) target = &ber;
         if (target) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "gbvp model: %s needs a value\n", a);
+            if (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2)) {
+                fprintf(stderr, "gbvp model: %s needs a value%s%s%s\n", a,
+                        i + 1 < argc ? " (got the option " : "", i + 1 < argc ? argv[i + 1] : "",
+                        i + 1 < argc ? ")" : "");
                 return 2;
             }
             *target = argv[++i];

@@ -166,6 +166,25 @@ static int mkdir_p(const char *path)
     return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
 }
 
+/* Why a scenario failed, from its log (the engine's "gbvp scenario: FILE: failed: WHERE:
+ * CHECK: DETAIL" or "... error: ..." lines), as TAP diagnostics, so a CI log says it. */
+static void print_why(const job *j)
+{
+    char path[PATH_MAX + 8], line[1024];
+    snprintf(path, sizeof path, "%s/log", j->dir);
+    FILE *f = fopen(path, "r");
+    unsigned shown = 0;
+    while (f && shown < 5 && fgets(line, sizeof line, f))
+        if (!strncmp(line, "gbvp scenario: ", 15) || !strncmp(line, "gbvp: ", 6)) {
+            printf("# %s%s", line, strchr(line, '\n') ? "" : "\n");
+            shown++;
+        }
+    if (f)
+        fclose(f);
+    if (!shown)
+        printf("# (no reason in %s)\n", path);
+}
+
 static void start(runner *r, size_t idx, const char *self)
 {
     job *j = &r->jobs[idx];
@@ -446,6 +465,7 @@ int cmd_test_main(int argc, char **argv)
                        : j->status == 1  ? "failed"
                                          : "ended abnormally",
                        j->dir);
+                print_why(j);
             }
             fflush(stdout);
         }

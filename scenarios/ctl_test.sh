@@ -63,6 +63,13 @@ wait "$sim"
 [ ! -e "$sock" ] && ok || bad "the socket file is removed at exit"
 "$gbvp" ctl --socket "$sock" ping >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "no simulator: exit status 2"
+# other front ends refuse what they cannot do, saying so
+out=$("$gbvp" agent --socket "$d/none" --wait-ready -- ls 2>&1); rc=$?
+[ "$rc" -eq 2 ] && grep -q "wait-ready runs no command, but 'ls' was given" <<<"$out" && ok ||
+    bad "agent --wait-ready with a command: status $rc, $out"
+out=$("$gbvp" model --gear --lanes 2 2>&1); rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--gear needs a value (got the option --lanes)" <<<"$out" && ok ||
+    bad "model --gear --lanes 2: status $rc, $out"
 # link and fault on the gbvp-sim target with the UniPro timing model
 sock=$d/timing.sock
 "$gbvp" scenario --control "$sock" --target gbvp-sim --timing frame 2>"$d/timing.log" &

@@ -19,10 +19,12 @@ scenarios: $(B)/gbvp
 		tests/scenarios >$(B)/runner-check.out 2>&1; then \
 		echo "gbvp test passed a failing scenario"; exit 1; fi; \
 		grep -q '^0 passed, 1 failed$$' $(B)/runner-check.out && \
-		grep -q 'broken.lua:7:' $(B)/runner-check/001-broken/log || \
+		grep -q 'broken.lua:7:' $(B)/runner-check/001-broken/log && \
+		grep -q '^# gbvp scenario: tests/scenarios/broken.lua: .*broken.lua:7:' \
+			$(B)/runner-check.out || \
 		{ echo "gbvp test did not report or keep the failing scenario:"; \
 		  cat $(B)/runner-check.out; exit 1; }; \
-		echo "gbvp test reports a failing scenario and keeps its log: ok"
+		echo "gbvp test reports a failing scenario, says why and keeps its log: ok"
 	$(Q)if $(B)/gbvp scenario tests/scenarios/broken.lua >$(B)/broken.tap 2>$(B)/broken.err; \
 		then echo "broken.lua passed but must fail"; exit 1; fi; \
 		grep -q 'tests/scenarios/broken.lua:[0-9]*:' $(B)/broken.err || \

@@ -127,6 +127,13 @@ static void test_model_cli_flags_and_bad_arguments(void)
     CU_ASSERT_EQUAL(cmd_model_main(4, bad2), 1);
     char *missing[] = { "model", "/nonexistent/topology.txt", NULL };
     CU_ASSERT_EQUAL(cmd_model_main(2, missing), 1);
+    /* an option where a value belongs is not taken as the value */
+    char *no_value[] = { "model", "--gear", "--lanes", "2", NULL };
+    CU_ASSERT_EQUAL(cmd_model_main(4, no_value), 2);
+    char *old_flag[] = { "model", "--fast", NULL };
+    CU_ASSERT_EQUAL(cmd_model_main(2, old_flag), 2);
+    char *bad_timing[] = { "model", "--timing", "fast", NULL };
+    CU_ASSERT_EQUAL(cmd_model_main(3, bad_timing), 2);
 }
 
 /* Field `key` (a number) of flow `flow` in the model's JSON statistics; -1 when absent. */
