@@ -44,7 +44,7 @@ static void on_signal(int sig)
 
 typedef struct run_opts {
     const char *scenario, *control, *qemu, *kernel, *initrd, *pcap, *trace;
-    bool kvm, keep_running;
+    bool kvm, keep_running, pcap_frames;
 } run_opts;
 
 typedef struct run_ctx {
@@ -60,7 +60,8 @@ typedef struct run_ctx {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: gbvp run [--scenario FILE] [--control PATH] [--pcap FILE] [--trace FILE]\n"
+            "usage: gbvp run [--scenario FILE] [--control PATH] [--pcap FILE [--pcap-frames]]\n"
+            "                [--trace FILE]\n"
             "                [--kvm] [--keep-running] [--qemu PATH] [--kernel PATH]\n"
             "                [--initrd PATH]\n\n"
             "Builds QEMU and the guest when needed, starts the simulator (gbvp sim) and QEMU\n"
@@ -73,6 +74,7 @@ static void usage(FILE *out)
             "                   named at start: gbvp ctl --socket PATH works while it runs\n"
             "  --pcap FILE      capture every Greybus message as pcapng for Wireshark\n"
             "                   (docs/tracing.md)\n"
+            "  --pcap-frames    the capture holds every UniPro data-link frame too\n"
             "  --trace FILE     write a timeline (trace-event JSON for ui.perfetto.dev)\n"
             "  --kvm            use KVM instead of TCG\n"
             "  --keep-running   leave the guest and the simulator up afterwards, for gbvp ctl\n"
@@ -282,7 +284,7 @@ static bool start_sim(run_ctx *r)
         return false;
     }
     char *argv[] = { r->self, "sim", "--link", r->link, "--slots", "8", "--control",
-                     r->control, NULL, NULL, NULL, NULL, NULL };
+                     r->control, NULL, NULL, NULL, NULL, NULL, NULL };
     int n = 8;
     if (r->o.pcap) {
         argv[n++] = "--pcap";
@@ -292,6 +294,8 @@ static bool start_sim(run_ctx *r)
         argv[n++] = "--trace";
         argv[n++] = (char *)r->o.trace;
     }
+    if (r->o.pcap_frames)
+        argv[n++] = "--pcap-frames";
     say(r, "simulator: gbvp sim --link %s --slots 8 --control %s (log %s)", r->link,
         r->control, r->sim_log);
     r->child = spawn(argv, devnull, log, log, true);
@@ -457,6 +461,8 @@ static int parse(int argc, char **argv, run_opts *o)
             o->kvm = true;
         } else if (!strcmp(a, "--keep-running")) {
             o->keep_running = true;
+        } else if (!strcmp(a, "--pcap-frames")) {
+            o->pcap_frames = true;
         } else if (!strcmp(a, "--scenario")) {
             slot = &o->scenario;
         } else if (!strcmp(a, "--control")) {

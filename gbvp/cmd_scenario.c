@@ -27,7 +27,7 @@ static void usage(FILE *out)
             "                     [--junit FILE] [--slots N] [--catalog DIR] [--timeout S]\n"
             "                     [--verbose] [--control PATH] [--target T] [--link PATH]\n"
             "                     [--agent PATH] [--connect-timeout S] [--timing T]\n"
-            "                     [--pcap FILE] [--trace FILE.json]\n"
+            "                     [--pcap FILE [--pcap-frames]] [--trace FILE.json]\n"
             "       gbvp scenario FILE --connect PATH [--agent PATH] [options above]\n"
             "       gbvp scenario --control PATH [--slots N] [--catalog DIR] [--target T]\n\n"
             "Runs a Lua scenario (docs/scenarios.md) against the simulator with the\n"
@@ -56,6 +56,8 @@ static void usage(FILE *out)
             "                    enables gbvp.link, gbvp.fault and gbvp.link_stats\n"
             "  --pcap FILE       capture every Greybus message as pcapng for Wireshark\n"
             "                    (docs/tracing.md); with --connect, for the script's run\n"
+            "  --pcap-frames     the capture holds every UniPro data-link frame too\n"
+            "                    (--timing frame; not with --connect)\n"
             "  --trace FILE      write a timeline (trace-event JSON for ui.perfetto.dev) with\n"
             "                    the script's steps on it; with --connect, for its run\n",
             GB_SVC_SLOTS_MAX);
@@ -189,7 +191,7 @@ int cmd_scenario_main(int argc, char **argv)
     const char *args[MAX_ARGS];
     size_t nargs = 0;
     uint64_t seed = 1, slots = 4, timeout = 300;
-    bool verbose = false;
+    bool verbose = false, pcap_frames = false;
     const sim_cli_text_opt text_opts[] = {
         { "--tap", &tap_path }, { "--junit", &junit }, { "--catalog", &catalog },
         { "--control", &control }, { "--link", &link }, { "--agent", &agent },
@@ -204,6 +206,10 @@ int cmd_scenario_main(int argc, char **argv)
         }
         if (!strcmp(a, "--verbose")) {
             verbose = true;
+            continue;
+        }
+        if (!strcmp(a, "--pcap-frames")) {
+            pcap_frames = true;
             continue;
         }
         if (a[0] != '-') {
@@ -272,6 +278,11 @@ int cmd_scenario_main(int argc, char **argv)
         fprintf(stderr, "\ngbvp scenario: no scenario FILE given (and no --control to serve)\n");
         return 2;
     }
+    if (connect && pcap_frames) {
+        fprintf(stderr, "gbvp scenario: --pcap-frames needs the simulator in this process; "
+                "start gbvp sim with --pcap-frames instead\n");
+        return 2;
+    }
     if (connect && (control || !file)) {
         fprintf(stderr, "gbvp scenario: --connect runs a scenario against a simulator that "
                 "serves its own control socket: give FILE, and no --control\n");
@@ -307,7 +318,8 @@ int cmd_scenario_main(int argc, char **argv)
             .sim = { .link_path = link, .num_slots = (unsigned)slots, .catalog_dir = catalog,
                      .log_level = verbose ? (getenv("GBVP_DEBUG") ? SW_LOG_DEBUG : SW_LOG_INFO)
                                           : SW_LOG_ERROR,
-                     .timing = timing, .pcap_path = pcap, .trace_path = trace },
+                     .timing = timing, .pcap_path = pcap, .pcap_frames = pcap_frames,
+                     .trace_path = trace },
             .verbose = verbose,
             .agent_path = agent,
             .connect_timeout_s = (unsigned)connect_timeout,

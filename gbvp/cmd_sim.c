@@ -28,7 +28,7 @@ static void usage(FILE *out)
             "                [--catalog DIR] [--control PATH] [--clock realtime|unpaced]\n"
             "                [--timing frame|message|off] [--gear GEAR] [--series A|B] [--lanes N]\n"
             "                [--ber RATE] [--seed N] [--stats FILE.json] [--pcap FILE]\n"
-            "                [--trace FILE.json]\n\n"
+            "                [--pcap-frames] [--trace FILE.json]\n\n"
             "Runs the simulator (SVC, switch, slots, virtual modules) and waits for QEMU's\n"
             "greybus-es2 device on the gblink socket.\n\n"
             "  --link PATH           gblink socket (default: gbvp.sock)\n"
@@ -55,6 +55,8 @@ static void usage(FILE *out)
             "  --stats FILE          write the timing model's statistics as JSON at exit\n"
             "  --pcap FILE           capture every Greybus message as pcapng for Wireshark\n"
             "                        (a FIFO works; docs/tracing.md)\n"
+            "  --pcap-frames         the capture holds every UniPro data-link frame, AFC and\n"
+            "                        NAC too (--timing frame)\n"
             "  --trace FILE          write a timeline (trace-event JSON for ui.perfetto.dev)\n"
             "  --help                this text\n\n"
             "Commands on standard input: 'insert SLOT MODULE', 'remove SLOT', 'status' (with the\n"
@@ -204,6 +206,10 @@ int cmd_sim_main(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
+        }
+        if (!strcmp(a, "--pcap-frames")) {
+            cfg.sim.pcap_frames = true;
+            continue;
         }
         if (!v) {
             fprintf(stderr, "gbvp sim: %s: unknown option or missing value (try --help)\n", a);

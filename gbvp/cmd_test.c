@@ -47,7 +47,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: gbvp test [-j N] [--artifacts DIR] [--junit FILE] [--seed N]\n"
             "                 [--set NAME=VALUE]... [--target T] [--timing T] [--timeout S]\n"
-            "                 [--keep] [--pcap DIR] [--trace DIR] PATH...\n\n"
+            "                 [--keep] [--pcap DIR [--pcap-frames]] [--trace DIR] PATH...\n\n"
             "Runs every scenario (a .lua file, or each .lua file in a folder) in its own\n"
             "simulator process and prints TAP and the summary 'N passed, N failed'.\n"
             "Exit status: 0 all passed, 1 some failed, 2 bad usage.\n\n"
@@ -63,6 +63,7 @@ static void usage(FILE *out)
             "  --keep           keep the artifacts of passed scenarios too\n"
             "  --pcap DIR       capture each scenario's messages as DIR/NAME.pcapng\n"
             "                   (docs/tracing.md)\n"
+            "  --pcap-frames    with --pcap: every UniPro data-link frame too (--timing frame)\n"
             "  --trace DIR      write each scenario's timeline as DIR/NAME.json\n");
 }
 
@@ -342,6 +343,14 @@ int cmd_test_main(int argc, char **argv)
         }
         if (!strcmp(a, "--keep")) {
             r.keep = true;
+            continue;
+        }
+        if (!strcmp(a, "--pcap-frames")) { /* passed on to every scenario */
+            if (r.nforward + 1 > MAX_FORWARD) {
+                fprintf(stderr, "gbvp test: too many options to pass on\n");
+                goto out;
+            }
+            r.forward[r.nforward++] = a;
             continue;
         }
         if (a[0] != '-') {

@@ -34,7 +34,7 @@ struct sim_capture {
     FILE *f;
     block k; /* the block being built */
     unsigned ports, ap_port;
-    uint64_t packets;
+    uint64_t packets, frames;
     bool live;          /* a FIFO or a terminal: every record flushed at once */
     bool buffered;      /* records written since the last flush */
     double flushed_at;  /* else: flushed when FLUSH_EVERY has passed since then */
@@ -283,6 +283,40 @@ void sim_capture_tick(sim_capture *c)
         snprintf(c->error, sizeof c->error, "capture %s: %s; no more records are written",
                  c->path, strerror(errno));
     }
+}
+
+void sim_capture_frame(void *ctx, const sw_frame_event *ev)
+{
+    sim_capture *c = ctx;
+    if (c->failed || ev->port >= c->ports)
+        return;
+    block *k = &c->k;
+    const up_dl_event *dl = &ev->dl;
+    uint64_t ns = dl->end / 1000u;
+    sim_time dur = dl->end > dl->start ? dl->end - dl->start : 0;
+    begin(k, BLOCK_EPB);
+    put32(k, sim_capture_interface(c, ev->port));
+    put32(k, (uint32_t)(ns >> 32));
+    put32(k, (uint32_t)ns);
+    put32(k, SIM_CAPTURE_HEADER);
+    put32(k, SIM_CAPTURE_HEADER);
+    put8(k, RECORD_VERSION);
+    put8(k, 1); /* a data-link frame */
+    put8(k, ev->to_switch ? 0 : 1);
+    put8(k, (uint8_t)((dl->dropped ? 0x01 : 0) | (dl->crc_error ? 0x02 : 0) |
+                      (dl->replay ? 0x04 : 0)));
+    put8(k, (uint8_t)ev->port);
+    put8(k, (uint8_t)dl->kind);
+    put8(k, (uint8_t)dl->tc);
+    put8(k, dl->dst_dev);
+    put32(k, dl->seq);
+    put32(k, dl->len);
+    put16(k, dl->dst_cport);
+    put16(k, 0);
+    put32(k, dur > UINT32_MAX ? UINT32_MAX : (uint32_t)dur);
+    finish(k);
+    if (emit(c, k))
+        c->frames++;
 }
 
 uint64_t sim_capture_packets(const sim_capture *c)

@@ -31,6 +31,10 @@ int sim_capture_close(sim_capture *c);
  * in sim_capture_error. */
 void sim_capture_observe(void *ctx, const sw_observed *ev);
 
+/* A frame observer (sw_fabric_set_frame_observer, `--pcap-frames`): every data-link frame,
+ * AFC and NAC as a record of kind 1 (docs/tracing.md), on the interface of its link's port. */
+void sim_capture_frame(void *ctx, const sw_frame_event *ev);
+
 /* Writes buffered records once FLUSH_EVERY (50 ms) has passed since the last write, so a
  * quiet run's last records do not wait for the end (the simulator calls it as it runs). */
 void sim_capture_tick(sim_capture *c);

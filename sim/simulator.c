@@ -128,6 +128,12 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
         sim_simulator_free(s);
         return NULL;
     }
+    if (cfg->pcap_frames && (!cfg->pcap_path || cfg->timing != SW_TIMING_FRAME)) {
+        snprintf(err, errlen, "frames in captures need a capture (--pcap FILE) and the "
+                 "frame-level model (--timing frame)");
+        sim_simulator_free(s);
+        return NULL;
+    }
     if ((cfg->pcap_path && sim_simulator_capture_start(s, cfg->pcap_path, err, errlen)) ||
         (cfg->trace_path && sim_simulator_trace_start(s, cfg->trace_path, err, errlen))) {
         sim_simulator_free(s);
@@ -555,6 +561,8 @@ int sim_simulator_capture_start(sim_simulator *s, const char *path, char *err, s
     s->capture = c;
     s->capture_failure_told = false;
     sw_fabric_set_observer(s->fabric, observe, s);
+    if (s->cfg.pcap_frames)
+        sw_fabric_set_frame_observer(s->fabric, sim_capture_frame, c);
     logf_(s, SW_LOG_INFO, "capture: every message to %s (pcapng)", path);
     return 0;
 }
@@ -563,6 +571,7 @@ uint64_t sim_simulator_capture_stop(sim_simulator *s)
 {
     if (!s->capture)
         return 0;
+    sw_fabric_set_frame_observer(s->fabric, NULL, NULL);
     uint64_t n = sim_capture_packets(s->capture);
     char path[256];
     snprintf(path, sizeof path, "%s", sim_capture_path(s->capture));

@@ -55,6 +55,7 @@ typedef struct sim_config {
     double ber;              /* bit error rate on every link (frame timing) */
     uint64_t seed;           /* fault generators; 0 = 1 */
     const char *pcap_path;   /* capture every message from the start (docs/tracing.md) */
+    bool pcap_frames;        /* captures hold every data-link frame too (frame timing) */
     const char *trace_path;  /* write a timeline from the start (docs/tracing.md) */
 } sim_config;
 

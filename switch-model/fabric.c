@@ -347,6 +347,23 @@ static sw_verdict resolve(sw_fabric *f, unsigned port, uint16_t cport, sw_hop *h
     return SW_VERDICT_OK;
 }
 
+static void fabric_frame(void *ctx, unsigned port, bool to_switch, const up_dl_event *dl)
+{
+    sw_fabric *f = ctx;
+    if (f->frame_observer) {
+        sw_frame_event ev = { .port = port, .to_switch = to_switch, .dl = *dl };
+        f->frame_observer(f->frame_observer_ctx, &ev);
+    }
+}
+
+void sw_fabric_set_frame_observer(sw_fabric *f, sw_frame_observer_fn fn, void *ctx)
+{
+    f->frame_observer = fn;
+    f->frame_observer_ctx = fn ? ctx : NULL;
+    if (f->frame)
+        sw_transit_set_frame_observer(f->frame, fn ? fabric_frame : NULL, f);
+}
+
 void sw_fabric_set_link_observer(sw_fabric *f, sw_link_observer_fn fn, void *ctx)
 {
     f->link_observer = fn;

@@ -182,6 +182,17 @@ typedef void (*sw_link_observer_fn)(void *ctx, const sw_link_event *ev);
  * direct delivery or the message level. One observer. */
 void sw_fabric_set_link_observer(sw_fabric *f, sw_link_observer_fn fn, void *ctx);
 
+/* A data-link frame, AFC or NAC that crossed the link of `port` (frame-level timing). */
+typedef struct sw_frame_event {
+    unsigned port;
+    bool to_switch;     /* from the endpoint toward the switch, else from the switch */
+    up_dl_event dl;
+} sw_frame_event;
+
+typedef void (*sw_frame_observer_fn)(void *ctx, const sw_frame_event *ev);
+/* Calls fn for every frame from now on (NULL: stop); frame-level timing only. */
+void sw_fabric_set_frame_observer(sw_fabric *f, sw_frame_observer_fn fn, void *ctx);
+
 /* Messages sent and not yet delivered or dropped. */
 size_t sw_fabric_in_flight(const sw_fabric *f);
 

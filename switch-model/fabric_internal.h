@@ -64,6 +64,8 @@ struct sw_fabric {
     void *observer_ctx;
     sw_link_observer_fn link_observer;
     void *link_observer_ctx;
+    sw_frame_observer_fn frame_observer;
+    void *frame_observer_ctx;
 };
 
 void fabric_log(const sw_fabric *f, sw_log_level level, const char *fmt, ...)

@@ -29,6 +29,8 @@ struct sw_transit {
     void *ctx;
     sw_transit_link_fn link_observer;
     void *link_ctx;
+    sw_transit_frame_fn frame_observer;
+    void *frame_ctx;
 };
 
 sw_transit_cfg sw_transit_cfg_default(void)
@@ -130,6 +132,25 @@ void sw_transit_set_link_observer(sw_transit *t, sw_transit_link_fn fn, void *ct
     t->link_ctx = fn ? ctx : NULL;
 }
 
+static void frame_crossed(void *ctx, up_link *l, const up_dl_event *ev)
+{
+    (void)l;
+    tr_port *p = ctx;
+    sw_transit *t = p->t;
+    if (t->frame_observer) /* side 0 is the endpoint's node (up_link_new below) */
+        t->frame_observer(t->frame_ctx, p->idx, ev->side == 0, ev);
+}
+
+void sw_transit_set_frame_observer(sw_transit *t, sw_transit_frame_fn fn, void *ctx)
+{
+    t->frame_observer = fn;
+    t->frame_ctx = fn ? ctx : NULL;
+    for (unsigned i = 0; i < t->cfg.sw.ports; i++)
+        if (t->ports[i].link)
+            up_link_set_frame_observer(t->ports[i].link, fn ? frame_crossed : NULL,
+                                       &t->ports[i]);
+}
+
 static void link_state_changed(void *ctx, up_link *l)
 {
     tr_port *p = ctx;
@@ -167,6 +188,8 @@ static int ensure_port(sw_transit *t, unsigned port, uint8_t dev)
             return -ENOMEM;
         up_link_set_state_hook(p->link, link_up_again, p);
         up_link_set_observer(p->link, link_state_changed, p);
+        if (t->frame_observer)
+            up_link_set_frame_observer(p->link, frame_crossed, p);
         if (t->link_observer) /* its first state */
             link_state_changed(p, p->link);
         if (p->has_early) {

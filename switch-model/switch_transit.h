@@ -43,12 +43,19 @@ sw_transit_cfg sw_transit_cfg_default(void);
 typedef void (*sw_transit_link_fn)(void *ctx, unsigned port, up_link_state state,
                                    const up_phy_cfg *phy, sim_time now);
 
+/* Called for every data-link frame, AFC and NAC that crossed the link of `port`, toward the
+ * switch (from the endpoint's node) or from it. */
+typedef void (*sw_transit_frame_fn)(void *ctx, unsigned port, bool to_switch,
+                                    const up_dl_event *ev);
+
 /* NULL on a bad config or no memory. */
 sw_transit *sw_transit_new(up_env *env, const sw_transit_cfg *cfg, sw_transit_deliver_fn fn,
                            void *ctx);
 void sw_transit_free(sw_transit *t);
 /* One observer of link state changes (NULL: none). */
 void sw_transit_set_link_observer(sw_transit *t, sw_transit_link_fn fn, void *ctx);
+/* One observer of frames (NULL: none); links made later are observed too. */
+void sw_transit_set_frame_observer(sw_transit *t, sw_transit_frame_fn fn, void *ctx);
 
 /* Sends msg (copied) along the hop. 0, -EINVAL (a port outside the switch, a CPort beyond
  * cfg.cports) or -ENOMEM. */

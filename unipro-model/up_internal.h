@@ -112,6 +112,8 @@ struct up_link {
     void *hook_ctx;
     void (*observer)(void *ctx, up_link *l); /* every state change (up_link_set_observer) */
     void *observer_ctx;
+    void (*frame_observer)(void *ctx, up_link *l, const up_dl_event *ev);
+    void *frame_observer_ctx;
 };
 
 /* up_port.c services for up_link.c */

@@ -110,6 +110,13 @@ void up_link_set_state_hook(up_link *l, void (*fn)(void *ctx, up_link *l), void 
     l->hook_ctx = ctx;
 }
 
+void up_link_set_frame_observer(up_link *l, void (*fn)(void *ctx, up_link *l,
+                                                       const up_dl_event *ev), void *ctx)
+{
+    l->frame_observer = fn;
+    l->frame_observer_ctx = fn ? ctx : NULL;
+}
+
 void up_link_set_observer(up_link *l, void (*fn)(void *ctx, up_link *l), void *ctx)
 {
     l->observer = fn;

@@ -64,6 +64,26 @@ int up_link_set_power_mode(up_link *l, const up_phy_cfg *phy, char *err, size_t 
 int up_link_hibernate(up_link *l, bool enter);
 /* Called whenever the link becomes UP again (optional). */
 void up_link_set_state_hook(up_link *l, void (*fn)(void *ctx, up_link *l), void *ctx);
+/* One data-link frame (or AFC, NAC) that finished crossing the link from side `side` (0
+ * or 1, as the ports were given to up_link_new) to the other. */
+typedef enum up_dl_kind { UP_DL_DATA = 0, UP_DL_AFC = 1, UP_DL_NAC = 2 } up_dl_kind;
+
+typedef struct up_dl_event {
+    unsigned side;          /* the sender's */
+    up_dl_kind kind;
+    unsigned tc;
+    uint32_t seq;           /* data: its sequence number; AFC: the one acknowledged */
+    uint32_t len;           /* data: segment payload bytes; AFC: credits granted so far */
+    uint16_t dst_cport;     /* data */
+    uint8_t dst_dev;        /* data */
+    bool replay, crc_error, dropped;
+    sim_time start, end;    /* on the wire */
+} up_dl_event;
+
+/* Called for every frame, AFC and NAC that reaches the far side (optional; observers only). */
+void up_link_set_frame_observer(up_link *l, void (*fn)(void *ctx, up_link *l,
+                                                       const up_dl_event *ev), void *ctx);
+
 /* Called on every change of state (up, down, start-up, power mode change, HIBERN8 and its
  * exit), after it took effect (optional; for observers, not for the model's own logic). */
 void up_link_set_observer(up_link *l, void (*fn)(void *ctx, up_link *l), void *ctx);

@@ -708,6 +708,28 @@ static void receive(up_port *q, up_slot *s)
         up_port_pump(q);
 }
 
+/* What crossed, for the link's frame observer (captures). */
+static void observe_frame(up_port *p, const up_slot *s)
+{
+    up_dl_event ev = {
+        .side = p->side,
+        .kind = s->kind == UP_SLOT_DATA ? UP_DL_DATA
+                : s->kind == UP_SLOT_AFC ? UP_DL_AFC
+                                         : UP_DL_NAC,
+        .tc = s->tc,
+        .seq = s->seq,
+        .len = s->kind == UP_SLOT_DATA ? s->f.len : (uint32_t)s->credits,
+        .dst_cport = s->kind == UP_SLOT_DATA ? s->f.dst_cport : 0,
+        .dst_dev = s->kind == UP_SLOT_DATA ? s->f.dst_dev : 0,
+        .replay = (s->flags & UP_SLOT_REPLAY) != 0,
+        .crc_error = (s->flags & UP_SLOT_CORRUPT) != 0,
+        .dropped = (s->flags & UP_SLOT_DROPPED) != 0,
+        .start = s->start,
+        .end = s->end,
+    };
+    p->link->frame_observer(p->link->frame_observer_ctx, p->link, &ev);
+}
+
 static void port_arrive(void *ctx)
 {
     up_port *p = ctx;
@@ -737,6 +759,8 @@ static void port_arrive(void *ctx)
         break;
     }
     p->st.tx_wire_bytes += 2ull * (s->symbols + ((s->flags & UP_SLOT_RESUMED) ? UP_COF_SYMS : 0));
+    if (p->link && p->link->frame_observer)
+        observe_frame(p, s);
     up_port *q = p->peer;
     receive(q, s);
     if (!p->pipe_count) {

@@ -279,10 +279,71 @@ static void test_capture_starts_and_stops_through_the_target(void)
     free_capture(&c);
 }
 
+/* --pcap-frames: every data-link frame, AFC and NAC as a record of kind 1 */
+static void test_capture_with_frames_records_the_data_link(void)
+{
+    char path[64], err[320];
+    snprintf(path, sizeof path, "/tmp/gbvp-test-capture3-%d.pcapng", (int)getpid());
+    sim_local_config c = { .sim = { .num_slots = 2, .pcap_path = path, .pcap_frames = true,
+                                    .timing = SW_TIMING_FRAME, .ber = 1e-4, .seed = 3 },
+                           .ap = SIM_LOCAL_TEST_AP };
+    sim_local *l = sim_local_new(&c, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    const sim_target *t = sim_local_target(l);
+    CU_ASSERT_EQUAL(t->ops->insert(t->ctx, 0, "sensor", err, sizeof err), 0);
+    tap_run(sim_local_test_ap(l));
+    for (int i = 0; i < 50; i++)
+        CU_ASSERT_EQUAL(tap_functional(sim_local_test_ap(l), 2, 1), 0);
+    sim_local_free(l);
+    capture_file f;
+    read_capture(path, &f);
+    unlink(path);
+    unsigned messages = 0, data = 0, afc = 0, nac = 0, crc = 0, replays = 0, to_switch = 0;
+    for (size_t i = 0; i < f.npkts; i++) {
+        const uint8_t *r = f.pkts[i].rec;
+        if (r[1] == 0) {
+            messages++;
+            continue;
+        }
+        CU_ASSERT_EQUAL_FATAL(r[1], 1);
+        CU_ASSERT_EQUAL(f.pkts[i].len, SIM_CAPTURE_HEADER); /* a header, nothing after */
+        CU_ASSERT(r[2] <= 1);
+        /* 2 slots on a 5-port switch: the AP on 1, interfaces on 2 and 3, the SVC on 4 */
+        CU_ASSERT(r[4] >= 1 && r[4] <= 4);
+        CU_ASSERT_EQUAL(f.pkts[i].iface, r[4] == 1 ? 0u : r[4] == 4 ? 1u : r[4]);
+        CU_ASSERT(r[5] <= 2);
+        data += r[5] == 0;
+        afc += r[5] == 1;
+        nac += r[5] == 2;
+        crc += (r[3] & 0x02) != 0;
+        replays += (r[3] & 0x04) != 0;
+        to_switch += r[2] == 0;
+        if (r[5] == 0)
+            CU_ASSERT(le32(r + 12) <= 286); /* a segment's payload */
+        CU_ASSERT(le32(r + 20) > 0);        /* it took time on the wire */
+    }
+    CU_ASSERT(messages > 100);
+    CU_ASSERT(data >= messages); /* each message crossed two links, some in several frames */
+    CU_ASSERT(afc > 0);
+    CU_ASSERT(to_switch > 0 && to_switch < data + afc + nac);
+    /* bit errors: frames hit, NACked and replayed */
+    CU_ASSERT(crc > 0);
+    CU_ASSERT(nac > 0);
+    CU_ASSERT(replays > 0);
+    free_capture(&f);
+
+    /* frames need the frame-level model and a capture */
+    sim_local_config bad = { .sim = { .num_slots = 2, .pcap_path = path, .pcap_frames = true },
+                             .ap = SIM_LOCAL_TEST_AP };
+    CU_ASSERT_PTR_NULL(sim_local_new(&bad, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--timing frame"));
+}
+
 static const unit_test capture_tests[] = {
     UNIT_TEST(test_capture_records_every_message_as_documented),
     UNIT_TEST(test_capture_refuses_bad_paths_and_survives_a_reader_leaving),
     UNIT_TEST(test_capture_starts_and_stops_through_the_target),
+    UNIT_TEST(test_capture_with_frames_records_the_data_link),
     UNIT_TESTS_END,
 };
 

@@ -108,6 +108,23 @@ for n in hotplug_basic loopback_throughput uart_echo; do
 done
 check_trace demo "$d/demo.json"
 
+# --pcap-frames: the data link beside the messages (bit errors: CRC errors, NACs, replays)
+"$gbvp" scenario scenarios/link_fault_traffic.lua --target gbvp-sim --timing frame \
+    --pcap "$d/frames.pcapng" --pcap-frames >"$d/frames.tap" 2>&1 ||
+    bad "link_fault_traffic with frames: $(tail -n 2 "$d/frames.tap")"
+total=$(capinfos -c -M "$d/frames.pcapng" 2>/dev/null | sed -n 's/.*packets: *//p')
+msgs=$(count "$d/frames.pcapng" 'gbvp.kind == 0')
+frames=$(count "$d/frames.pcapng" 'gbvp.kind == 1')
+dissected=$(count "$d/frames.pcapng" 'greybus')
+[ "$frames" -gt "$msgs" ] && [ $((msgs + frames)) = "$total" ] && [ "$dissected" = "$msgs" ] && ok ||
+    bad "frames: $msgs messages ($dissected dissected) and $frames frames of $total records"
+for f in 'gbvp.dl.type == 0' 'gbvp.dl.type == 1' 'gbvp.dl.type == 2' 'gbvp.dl.crc_error == 1' \
+         'gbvp.dl.replay == 1'; do
+    [ "$(count "$d/frames.pcapng" "$f")" -gt 0 ] && ok || bad "frames: no record with $f"
+done
+[ "$(count "$d/frames.pcapng" '_ws.malformed || _ws.expert')" -eq 0 ] && ok ||
+    bad "frames: malformed or flagged records"
+
 # live: tshark reads a FIFO the simulator writes as it runs (wireshark -k -i FIFO the same)
 mkfifo "$d/live.fifo"
 tshark -n -X "lua_script:$lua" -i "$d/live.fifo" >"$d/live.out" 2>"$d/live.err" &

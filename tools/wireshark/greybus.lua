@@ -35,7 +35,9 @@ local DIR_NAMES = {
     [0] = "AP → interface", [1] = "interface → AP", [2] = "AP → SVC", [3] = "SVC → AP",
     [4] = "interface → interface",
 }
-local KIND_NAMES = { [0] = "Greybus message" }
+local KIND_NAMES = { [0] = "Greybus message", [1] = "UniPro data-link frame" }
+local DL_DIR_NAMES = { [0] = "toward the switch", [1] = "from the switch" }
+local DL_TYPE_NAMES = { [0] = "data", [1] = "AFC", [2] = "NAC" }
 local VERDICT_NAMES = {
     [0] = "delivered", [1] = "no connection", [2] = "no route", [3] = "peer gone",
 }
@@ -327,6 +329,22 @@ G("gbvp.traffic_class", ProtoField.uint8("gbvp.traffic_class", "Traffic class", 
 G("gbvp.verdict", ProtoField.uint8("gbvp.verdict", "Verdict", base.DEC, VERDICT_NAMES))
 G("gbvp.latency_ps", ProtoField.uint64("gbvp.latency_ps", "Latency (ps)", base.DEC))
 G("gbvp.data", ProtoField.bytes("gbvp.data", "Record data"))
+-- kind 1: a data-link frame, AFC or NAC on the link of a port
+G("gbvp.dl.dir", ProtoField.uint8("gbvp.dl.dir", "Link direction", base.DEC, DL_DIR_NAMES))
+G("gbvp.dl.flags", ProtoField.uint8("gbvp.dl.flags", "Flags", base.HEX))
+G("gbvp.dl.dropped", ProtoField.bool("gbvp.dl.dropped", "Lost on the line", 8, nil, 0x01))
+G("gbvp.dl.crc_error", ProtoField.bool("gbvp.dl.crc_error", "CRC error", 8, nil, 0x02))
+G("gbvp.dl.replay", ProtoField.bool("gbvp.dl.replay", "Replay", 8, nil, 0x04))
+G("gbvp.dl.port", ProtoField.uint8("gbvp.dl.port", "Port", base.DEC))
+G("gbvp.dl.type", ProtoField.uint8("gbvp.dl.type", "Frame", base.DEC, DL_TYPE_NAMES))
+G("gbvp.dl.tc", ProtoField.uint8("gbvp.dl.tc", "Traffic class", base.DEC))
+G("gbvp.dl.dst_device_id", ProtoField.uint8("gbvp.dl.dst_device_id", "Destination DeviceID",
+                                            base.DEC))
+G("gbvp.dl.seq", ProtoField.uint32("gbvp.dl.seq", "Sequence number", base.DEC))
+G("gbvp.dl.len", ProtoField.uint32("gbvp.dl.len", "Segment payload bytes", base.DEC))
+G("gbvp.dl.credits", ProtoField.uint32("gbvp.dl.credits", "Credits granted so far", base.DEC))
+G("gbvp.dl.dst_cport", ProtoField.uint16("gbvp.dl.dst_cport", "Destination CPort", base.DEC))
+G("gbvp.dl.wire_ps", ProtoField.uint32("gbvp.dl.wire_ps", "Time on the wire (ps)", base.DEC))
 
 -- Greybus header and what the dissector works out
 U16("size", "Size")
@@ -1583,6 +1601,50 @@ end
 -- The record
 ---------------------------------------------------------------------------------------------
 
+-- kind 1: one data-link frame, AFC or NAC (gbvp --pcap-frames; docs/tracing.md)
+local function dissect_frame(tvb, pinfo, rt)
+    local dir, flags, port = tvb(2, 1):uint(), tvb(3, 1):uint(), tvb(4, 1):uint()
+    local ftype, tc = tvb(5, 1):uint(), tvb(6, 1):uint()
+    local seq, len = tvb(8, 4):le_uint(), tvb(12, 4):le_uint()
+    rt:add(F["gbvp.version"], tvb(0, 1))
+    rt:add(F["gbvp.kind"], tvb(1, 1))
+    rt:add(F["gbvp.dl.dir"], tvb(2, 1))
+    local fl = rt:add(F["gbvp.dl.flags"], tvb(3, 1))
+    fl:add(F["gbvp.dl.dropped"], tvb(3, 1))
+    fl:add(F["gbvp.dl.crc_error"], tvb(3, 1))
+    fl:add(F["gbvp.dl.replay"], tvb(3, 1))
+    rt:add(F["gbvp.dl.port"], tvb(4, 1))
+    local ti = rt:add(F["gbvp.dl.type"], tvb(5, 1))
+    rt:add(F["gbvp.dl.tc"], tvb(6, 1))
+    local name = DL_TYPE_NAMES[ftype]
+    if not name then
+        ti:add_proto_expert_info(EX.record_bad, fmt("Unknown frame type %d", ftype))
+        name = fmt("frame type %d", ftype)
+    end
+    rt:add_le(F["gbvp.dl.seq"], tvb(8, 4))
+    if ftype == 0 then
+        rt:add(F["gbvp.dl.dst_device_id"], tvb(7, 1))
+        rt:add_le(F["gbvp.dl.len"], tvb(12, 4))
+        rt:add_le(F["gbvp.dl.dst_cport"], tvb(16, 2))
+    elseif ftype == 1 then
+        rt:add_le(F["gbvp.dl.credits"], tvb(12, 4))
+    end
+    rt:add_le(F["gbvp.dl.wire_ps"], tvb(20, 4))
+    local where = port == 1 and "AP link" or fmt("link of port %d", port)
+    local arrow = dir == 0 and "→ switch" or "switch →"
+    local info = fmt("UniPro %s %s: %s tc %d seq %d", where, arrow, name, tc, seq)
+    if ftype == 0 then
+        info = info .. fmt(", %d bytes for %d:%d", len, tvb(7, 1):uint(), tvb(16, 2):le_uint())
+    end
+    if bit_set(flags, 0x04) then info = info .. " [replay]" end
+    if bit_set(flags, 0x02) then info = info .. " [CRC error]" end
+    if bit_set(flags, 0x01) then info = info .. " [lost]" end
+    rt:append_text(fmt(", %s %s %s", name, where, arrow))
+    pinfo.cols.protocol = "UniPro DL"
+    pinfo.cols.info = info
+    return tvb:len()
+end
+
 function gbvp.dissector(tvb, pinfo, tree)
     pinfo.cols.protocol = "Greybus"
     local len = tvb:len()
@@ -1594,6 +1656,9 @@ function gbvp.dissector(tvb, pinfo, tree)
         return len
     end
     local rt = tree:add(gbvp, tvb(0, 24))
+    if tvb(0, 1):uint() == 1 and tvb(1, 1):uint() == 1 then
+        return dissect_frame(tvb, pinfo, rt)
+    end
     local rec = {
         version = tvb(0, 1):uint(), kind = tvb(1, 1):uint(), dir = tvb(2, 1):uint(),
         flags = tvb(3, 1):uint(), src_port = tvb(4, 1):uint(), dst_port = tvb(5, 1):uint(),
