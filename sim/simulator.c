@@ -532,6 +532,22 @@ int sim_simulator_write_stats(sim_simulator *s, const char *path)
 
 /* ---- captures and timelines ---- */
 
+/* Frames feed the capture (with --pcap-frames) and the timeline's bursts. */
+static void observe_frame(void *ctx, const sw_frame_event *ev)
+{
+    sim_simulator *s = ctx;
+    if (s->capture && s->cfg.pcap_frames)
+        sim_capture_frame(s->capture, ev);
+    if (s->trace)
+        sim_trace_frame(s->trace, ev, sw_fabric_switch_queued(s->fabric, ev->port));
+}
+
+static void frames_observed(sim_simulator *s)
+{
+    bool want = s->trace || (s->capture && s->cfg.pcap_frames);
+    sw_fabric_set_frame_observer(s->fabric, want ? observe_frame : NULL, s);
+}
+
 static void observe_link(void *ctx, const sw_link_event *ev)
 {
     sim_simulator *s = ctx;
@@ -561,8 +577,7 @@ int sim_simulator_capture_start(sim_simulator *s, const char *path, char *err, s
     s->capture = c;
     s->capture_failure_told = false;
     sw_fabric_set_observer(s->fabric, observe, s);
-    if (s->cfg.pcap_frames)
-        sw_fabric_set_frame_observer(s->fabric, sim_capture_frame, c);
+    frames_observed(s);
     logf_(s, SW_LOG_INFO, "capture: every message to %s (pcapng)", path);
     return 0;
 }
@@ -571,12 +586,12 @@ uint64_t sim_simulator_capture_stop(sim_simulator *s)
 {
     if (!s->capture)
         return 0;
-    sw_fabric_set_frame_observer(s->fabric, NULL, NULL);
     uint64_t n = sim_capture_packets(s->capture);
     char path[256];
     snprintf(path, sizeof path, "%s", sim_capture_path(s->capture));
     int rc = sim_capture_close(s->capture);
     s->capture = NULL;
+    frames_observed(s);
     if (rc)
         logf_(s, SW_LOG_ERROR, "capture %s: %s; the file is incomplete", path, strerror(-rc));
     else
@@ -605,6 +620,7 @@ int sim_simulator_trace_start(sim_simulator *s, const char *path, char *err, siz
     s->trace_failure_told = false;
     sw_fabric_set_observer(s->fabric, observe, s);
     sw_fabric_set_link_observer(s->fabric, observe_link, s);
+    frames_observed(s);
     logf_(s, SW_LOG_INFO, "trace: a timeline to %s (trace-event JSON)", path);
     return 0;
 }
@@ -618,6 +634,7 @@ int sim_simulator_trace_stop(sim_simulator *s)
     sw_fabric_set_link_observer(s->fabric, NULL, NULL);
     int rc = sim_trace_close(s->trace, s->now);
     s->trace = NULL;
+    frames_observed(s);
     if (!s->capture)
         sw_fabric_set_observer(s->fabric, NULL, NULL);
     if (rc)

@@ -24,6 +24,9 @@ enum { PID_CONNECTIONS = 1, PID_FRAME = 2, PID_LINKS = 3 };
 #define TRACKS_MAX 512u
 #define OPEN_MAX 64u /* operations waiting for their response, per connection */
 #define COUNTER_EVERY SIM_US(500)
+/* A frame that starts within this of the last one's end continues its burst (the PHY keeps
+ * a burst open that long between frames, up_phy.h's default burst hold). */
+#define BURST_GAP SIM_US(1)
 
 typedef struct open_op {
     uint16_t id;
@@ -61,6 +64,14 @@ struct sim_trace {
         bool known;
         char name[40];
         sim_time since;
+        struct burst {      /* per direction (0 toward the switch): frames back to back */
+            bool open, named;
+            sim_time start, end;
+            unsigned frames, replays, errors;
+            uint64_t bytes;
+        } burst[2];
+        sim_time queue_at;  /* when its switch queue depth was last written */
+        bool queue_named;
     } *links;
     bool failed;
     sim_time last;
@@ -369,6 +380,66 @@ sim_trace *sim_trace_open(const char *path, unsigned ports, unsigned ap_port, ch
     return t;
 }
 
+static unsigned burst_tid(unsigned port, unsigned dir)
+{
+    return 1000u + 2u * port + dir;
+}
+
+static void burst_slice(sim_trace *t, unsigned port, unsigned dir)
+{
+    struct burst *b = &t->links[port].burst[dir];
+    if (!b->open)
+        return;
+    char ts[32], dur[32];
+    us(ts, sizeof ts, b->start);
+    us(dur, sizeof dur, b->end - b->start);
+    event(t, b->start, 'X', "\"name\":\"burst of %u frames\",\"cat\":\"link\",\"pid\":%d,"
+          "\"tid\":%u,\"ts\":%s,\"dur\":%s,\"args\":{\"result\":\"burst\",\"frames\":%u,"
+          "\"payload_bytes\":%" PRIu64 ",\"replays\":%u,\"crc_errors\":%u}", b->frames,
+          PID_LINKS, burst_tid(port, dir), ts, dur, b->frames, b->bytes, b->replays, b->errors);
+    b->open = false;
+}
+
+void sim_trace_frame(sim_trace *t, const sw_frame_event *ev, unsigned queued)
+{
+    if (ev->port >= t->ports || t->failed)
+        return;
+    struct link_state *ls = &t->links[ev->port];
+    unsigned dir = ev->to_switch ? 0 : 1;
+    struct burst *b = &ls->burst[dir];
+    const up_dl_event *dl = &ev->dl;
+    if (!b->named) {
+        char pn[16], name[48];
+        snprintf(name, sizeof name, "link of %s %s", port_name(t, ev->port, pn, sizeof pn),
+                 dir ? "from the switch" : "to the switch");
+        name_thread(t, PID_LINKS, burst_tid(ev->port, dir), name);
+        b->named = true;
+    }
+    if (b->open && dl->start > b->end + BURST_GAP)
+        burst_slice(t, ev->port, dir);
+    if (!b->open) {
+        *b = (struct burst){ .open = true, .named = true, .start = dl->start };
+    }
+    b->end = dl->end > b->end ? dl->end : b->end;
+    b->frames++;
+    b->replays += dl->replay;
+    b->errors += dl->crc_error;
+    if (dl->kind == UP_DL_DATA)
+        b->bytes += dl->len;
+    if (dl->end > t->last)
+        t->last = dl->end;
+    /* what waits in the switch's input buffer of the port, sampled */
+    if (ev->to_switch && (!ls->queue_named || dl->end - ls->queue_at >= COUNTER_EVERY)) {
+        char pn[16], ts[32];
+        us(ts, sizeof ts, dl->end);
+        event(t, dl->end, 'C', "\"name\":\"switch queue of %s\",\"pid\":%d,\"ts\":%s,"
+              "\"args\":{\"frames\":%u}", port_name(t, ev->port, pn, sizeof pn), PID_LINKS, ts,
+              queued);
+        ls->queue_at = dl->end;
+        ls->queue_named = true;
+    }
+}
+
 /* The state a link was in until `now`, as a slice on its track. */
 static void link_slice(sim_trace *t, unsigned port, sim_time now)
 {
@@ -422,9 +493,12 @@ int sim_trace_close(sim_trace *t, sim_time now)
     for (unsigned i = 0; i < t->ntracks; i++)
         for (unsigned j = 0; j < t->tracks[i].nopen; j++)
             slice(t, &t->tracks[i], &t->tracks[i].open[j], now, 0, false);
-    for (unsigned p = 0; p < t->ports; p++)
+    for (unsigned p = 0; p < t->ports; p++) {
         if (t->links[p].known)
             link_slice(t, p, now);
+        burst_slice(t, p, 0);
+        burst_slice(t, p, 1);
+    }
     qsort(t->events, t->nevents, sizeof *t->events, by_time);
     if (fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gbvp\",\"clock\":"
               "\"simulated\"},\"traceEvents\":[\n", t->f) < 0)

@@ -3,7 +3,8 @@
 // what crossed the switch fabric, with simulated time as the time axis (docs/tracing.md):
 // one track per connection with each operation as a slice from the request leaving its
 // sender to the response reaching its receiver, one per modelled link with each of its
-// states as a slice, the SVC's hot-plug and power events as instants, a counter of the bytes delivered to each port, link changes (the AP's
+// states as a slice and one per link direction with its bursts of frames, the switch's
+// input queues as counters, the SVC's hot-plug and power events as instants, a counter of the bytes delivered to each port, link changes (the AP's
 // INTF_SET_PWRM requests, modes and faults a user sets), drops, and the marks a front end
 // adds (a scenario's steps).
 #ifndef GBVP_SIM_TRACE_H
@@ -30,6 +31,10 @@ void sim_trace_observe(void *ctx, const sw_observed *ev);
 /* A link observer (sw_fabric_set_link_observer): each state of a link becomes a slice on
  * the link's track (process "links"). */
 void sim_trace_link(sim_trace *t, const sw_link_event *ev);
+/* A frame observer (sw_fabric_set_frame_observer): frames back to back become one burst
+ * slice per link direction; `queued` (the switch's input buffer of the port, in frames) is
+ * sampled as a counter. */
+void sim_trace_frame(sim_trace *t, const sw_frame_event *ev, unsigned queued);
 /* An instant on the track named `track` (e.g. "scenario", "link 3") at `now`. */
 void sim_trace_mark(sim_trace *t, const char *track, const char *text, sim_time now);
 

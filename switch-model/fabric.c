@@ -364,6 +364,11 @@ void sw_fabric_set_frame_observer(sw_fabric *f, sw_frame_observer_fn fn, void *c
         sw_transit_set_frame_observer(f->frame, fn ? fabric_frame : NULL, f);
 }
 
+unsigned sw_fabric_switch_queued(const sw_fabric *f, unsigned port)
+{
+    return f->frame ? sw_transit_queued(f->frame, port) : 0;
+}
+
 void sw_fabric_set_link_observer(sw_fabric *f, sw_link_observer_fn fn, void *ctx)
 {
     f->link_observer = fn;

@@ -192,6 +192,8 @@ typedef struct sw_frame_event {
 typedef void (*sw_frame_observer_fn)(void *ctx, const sw_frame_event *ev);
 /* Calls fn for every frame from now on (NULL: stop); frame-level timing only. */
 void sw_fabric_set_frame_observer(sw_fabric *f, sw_frame_observer_fn fn, void *ctx);
+/* Frames waiting in the switch's input buffer of `port` (frame-level timing; else 0). */
+unsigned sw_fabric_switch_queued(const sw_fabric *f, unsigned port);
 
 /* Messages sent and not yet delivered or dropped. */
 size_t sw_fabric_in_flight(const sw_fabric *f);

@@ -281,3 +281,10 @@ int sw_transit_power_mode(sw_transit *t, unsigned port, const uint8_t *req, size
     p->has_early = true;
     return 0;
 }
+
+unsigned sw_transit_queued(const sw_transit *t, unsigned port)
+{
+    if (port >= t->cfg.sw.ports)
+        return 0;
+    return sw_switch_queued(t->sw, port, 0) + sw_switch_queued(t->sw, port, 1);
+}

@@ -73,5 +73,7 @@ void sw_transit_wake(sw_transit *t, unsigned port);
 sw_switch *sw_transit_switch(sw_transit *t);
 /* The link of a switch port (NULL until it first carried traffic). */
 up_link *sw_transit_link(sw_transit *t, unsigned port);
+/* Frames waiting in the switch's input buffer of `port` (both traffic classes). */
+unsigned sw_transit_queued(const sw_transit *t, unsigned port);
 
 #endif

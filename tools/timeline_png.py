@@ -3,8 +3,8 @@
 """Draws a gbvp timeline (gbvp ... --trace FILE.json, docs/tracing.md) as a PNG, for reports
 and documentation where ui.perfetto.dev is not at hand: one row per track, operations as
 bars from request to response (red when the result is not success or nobody answered),
-link states as bands (green up, orange changing or in HIBERN8, grey down), instants as
-ticks, on simulated time in microseconds.
+link states as bands (green up, orange changing or in HIBERN8, grey down), bursts of frames
+in purple, instants as ticks, on simulated time in microseconds.
 
 usage: tools/timeline_png.py TRACE.json OUT.png [--from US] [--to US] [--title TEXT]
 """
@@ -55,7 +55,8 @@ def main():
         row = rows.setdefault(key, len(rows))
         if e["ph"] == "X":
             if e.get("cat") == "link":
-                colour = ("tab:green" if e["name"].startswith("up") else
+                colour = ("tab:purple" if e["name"].startswith("burst") else
+                          "tab:green" if e["name"].startswith("up") else
                           "tab:gray" if e["name"] == "down" else "tab:orange")
             else:
                 colour = "tab:blue" if e["args"].get("result") == "success" else "tab:red"

@@ -14,7 +14,7 @@
 #include "sim/trace.h"
 #include "tests/unit/unit.h"
 
-#define TRACKS 1024
+#define TRACKS 2048
 
 static const char *str(JsonObject *o, const char *name)
 {
@@ -55,7 +55,7 @@ static void test_trace_is_valid_trace_event_json_in_time_order(void)
         for (int j = 0; j < TRACKS; j++)
             last_ts[i][j] = -1;
     unsigned slices = 0, instants = 0, counters = 0, inserted = 0, removed = 0, marks = 0;
-    unsigned links = 0, named_ops = 0, link_states = 0, hs_g1a = 0;
+    unsigned links = 0, named_ops = 0, link_states = 0, hs_g1a = 0, bursts = 0, queues = 0;
     for (guint i = 0; i < json_array_get_length(evs); i++) {
         JsonObject *o = json_array_get_object_element(evs, i);
         const char *ph = str(o, "ph"), *name = str(o, "name");
@@ -82,7 +82,9 @@ static void test_trace_is_valid_trace_event_json_in_time_order(void)
             CU_ASSERT_PTR_NOT_NULL_FATAL(args);
             CU_ASSERT_PTR_NOT_NULL(str(args, "result"));
             named_ops += strncmp(name, "type 0x", 7) != 0;
-            link_states += pid == 3;
+            bool burst = !strncmp(name, "burst of ", 9);
+            bursts += burst;
+            link_states += pid == 3 && !burst;
             hs_g1a += pid == 3 && !strcmp(name, "up HS-G1A x1");
         } else if (!strcmp(ph, "i")) {
             instants++;
@@ -92,8 +94,13 @@ static void test_trace_is_valid_trace_event_json_in_time_order(void)
             links += !strcmp(name, "link of slot 0 to HS-G1A x1");
         } else if (!strcmp(ph, "C")) {
             counters++;
-            CU_ASSERT_TRUE(json_object_has_member(json_object_get_object_member(o, "args"),
-                                                  "bytes"));
+            JsonObject *args = json_object_get_object_member(o, "args");
+            if (!strncmp(name, "switch queue of ", 16)) {
+                queues++;
+                CU_ASSERT_TRUE(json_object_has_member(args, "frames"));
+            } else {
+                CU_ASSERT_TRUE(json_object_has_member(args, "bytes"));
+            }
         } else {
             CU_FAIL("an event of another phase");
         }
@@ -109,6 +116,9 @@ static void test_trace_is_valid_trace_event_json_in_time_order(void)
     /* the links: start-up, up, the power mode changes the AP and the test asked for */
     CU_ASSERT(link_states >= 4);
     CU_ASSERT_EQUAL(hs_g1a, 1);
+    /* frames back to back as bursts on each link direction, the switch's queues sampled */
+    CU_ASSERT(bursts > 10);
+    CU_ASSERT(queues > 0);
     g_object_unref(p);
 }
 
