@@ -7,8 +7,9 @@
 # CPort or type, every response paired with its request; in the demo each protocol shows
 # its fields and no expert info is raised at all. Its timeline is checked too (valid JSON,
 # trace-event fields, time rising per track, every slice closed).
-#   capture_test.sh --check PCAP [TRACE.json]   checks only that capture (and timeline), as
-#                                              tests/integration/run_test.sh does for a guest
+#   [FIELDS="f1 f2"] capture_test.sh --check PCAP [TRACE.json]
+#       checks only that capture (and timeline, and that some packet shows each field), as
+#       tests/integration/run_test.sh does for the guest demo
 # Prints "wireshark-captures: N passed, N failed"; without tshark it says so and passes.
 set -u
 cd "$(dirname "$0")/../.."
@@ -84,6 +85,9 @@ if [ "${1:-}" = --check ]; then
     [ $# -ge 2 ] || { echo "usage: $0 [--check PCAP [TRACE.json]]" >&2; exit 2; }
     check_capture "$2" "$2"
     [ $# -ge 3 ] && check_trace "$3" "$3"
+    for field in ${FIELDS:-}; do # each protocol the run used shows its fields
+        [ "$(count "$2" "$field")" -gt 0 ] && ok || bad "$2: no packet shows $field"
+    done
     [ "$failed" -eq 0 ] && rm -rf "$d"
     echo "wireshark-captures: $passed passed, $failed failed"
     [ "$failed" -eq 0 ]
