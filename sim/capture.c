@@ -68,6 +68,8 @@ static void put64(block *k, uint64_t v)
 
 static void put_bytes(block *k, const void *p, size_t n)
 {
+    if (!n)
+        return; /* p may be NULL then (an option without a value) */
     memcpy(k->b + k->n, p, n);
     k->n += n;
 }
