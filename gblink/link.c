@@ -206,8 +206,15 @@ static int clear_path(const char *path, char *err, size_t errlen)
     if (fd >= 0) {
         fill_addr(&sa, path);
         if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+            struct ucred who = { 0 };
+            socklen_t len = sizeof(who);
+            if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &who, &len) == 0 && who.pid > 0) {
+                snprintf(err, errlen, "a gblink server (pid %d) is already listening on %s",
+                         (int)who.pid, path);
+            } else {
+                snprintf(err, errlen, "a gblink server is already listening on %s", path);
+            }
             close(fd);
-            snprintf(err, errlen, "a gblink server is already listening on %s", path);
             return -EADDRINUSE;
         }
         close(fd);

@@ -23,6 +23,18 @@ sim=$!
 for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.05; done
 [ -S "$sock" ] && ok || bad "the control socket appears"
 [ "$(stat -c %a "$sock")" = 600 ] && ok || bad "the socket has mode 0600"
+# a second simulator must not take a live one's socket: refused, naming the holder
+out=$("$gbvp" scenario --control "$sock" 2>&1); rc=$?
+[ "$rc" -ne 0 ] && grep -q "is held by a running simulator (pid $sim)" <<<"$out" && ok ||
+    bad "a second simulator on a live socket: status $rc, $out"
+expect "the first still answers" 0 '"pong":true' ping
+# a stale socket file (its simulator gone) is taken over
+python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$d/stale.sock"
+"$gbvp" scenario --control "$d/stale.sock" 2>"$d/stale.log" &
+stale=$!
+for _ in $(seq 1 100); do "$gbvp" ctl --socket "$d/stale.sock" ping >/dev/null 2>&1 && break; sleep 0.05; done
+"$gbvp" ctl --socket "$d/stale.sock" ping >/dev/null 2>&1 && ok || bad "a stale socket is taken over: $(cat "$d/stale.log")"
+kill "$stale"; wait "$stale"
 
 "$gbvp" ctl --socket "$sock" --count 4 --timeout 20 watch module interface >"$d/events" 2>&1 &
 watcher=$!

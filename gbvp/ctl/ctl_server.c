@@ -98,6 +98,22 @@ sim_ctl *sim_ctl_new(const char *path, const sim_target *t, char *err, size_t er
             snprintf(err, errlen, "%s exists and is not a socket; not replacing it", path);
             goto fail;
         }
+        /* a live simulator answers: never take its socket; a stale file is taken over */
+        int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0) {
+            struct ucred who = { 0 };
+            socklen_t len = sizeof who;
+            if (getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &who, &len) == 0 && who.pid > 0)
+                snprintf(err, errlen, "%s is held by a running simulator (pid %d); give "
+                         "another path or stop that one", path, (int)who.pid);
+            else
+                snprintf(err, errlen, "%s is held by a running simulator; give another path "
+                         "or stop that one", path);
+            close(probe);
+            goto fail;
+        }
+        if (probe >= 0)
+            close(probe);
         unlink(path);
     }
     c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
