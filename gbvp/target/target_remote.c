@@ -119,18 +119,19 @@ static char *read_line(sim_remote *r, int64_t deadline)
 static JsonObject *request(sim_remote *r, JsonParser **pp, int64_t wait_ms, char *err,
                            size_t errlen, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-static JsonObject *request(sim_remote *r, JsonParser **pp, int64_t wait_ms, char *err,
-                           size_t errlen, const char *fmt, ...)
+static JsonObject *request_v(sim_remote *r, JsonParser **pp, int64_t wait_ms, char *err,
+                             size_t errlen, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
+
+static JsonObject *request_v(sim_remote *r, JsonParser **pp, int64_t wait_ms, char *err,
+                             size_t errlen, const char *fmt, va_list ap)
 {
     *pp = NULL;
     if (r->err[0]) {
         snprintf(err, errlen, "%s", r->err);
         return NULL;
     }
-    va_list ap;
-    va_start(ap, fmt);
     char *body = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
     unsigned id = ++r->next_id;
     /* body is an object: its members follow the id ("{" dropped, its "}" closes) */
     char *line = g_strdup_printf("{\"id\":%u,%s\n", id, body + 1);
@@ -175,6 +176,31 @@ static JsonObject *request(sim_remote *r, JsonParser **pp, int64_t wait_ms, char
     snprintf(err, errlen, "%s", r->err);
     r->refusal = -EPIPE;
     return NULL;
+}
+
+static JsonObject *request(sim_remote *r, JsonParser **pp, int64_t wait_ms, char *err,
+                           size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    JsonObject *o = request_v(r, pp, wait_ms, err, errlen, fmt, ap);
+    va_end(ap);
+    return o;
+}
+
+/* A request whose reply says only whether it was done: 0, or the refusal (-ENOENT,
+ * -ENODEV, -EINVAL; -EPIPE when the simulator is gone) with the reason in err. */
+__attribute__((format(printf, 4, 5))) static int command(sim_remote *r, char *err,
+                                                          size_t errlen, const char *fmt, ...)
+{
+    JsonParser *p;
+    va_list ap;
+    va_start(ap, fmt);
+    JsonObject *o = request_v(r, &p, 0, err, errlen, fmt, ap);
+    va_end(ap);
+    if (p)
+        g_object_unref(p);
+    return o ? 0 : r->refusal;
 }
 
 /* The reply's members as named values (id, ok and error left out). */
@@ -234,24 +260,16 @@ static uint8_t t_slot_intf_id(void *ctx, unsigned slot)
 
 static int t_insert(void *ctx, unsigned slot, const char *module, char *err, size_t errlen)
 {
-    JsonParser *p;
     char *m = g_strescape(module, NULL);
-    JsonObject *o = request(R(ctx), &p, 0, err, errlen,
-                            "{\"cmd\":\"insert\",\"slot\":%u,\"module\":\"%s\"}", slot, m);
+    int rc = command(R(ctx), err, errlen, "{\"cmd\":\"insert\",\"slot\":%u,\"module\":\"%s\"}",
+                     slot, m);
     g_free(m);
-    if (p)
-        g_object_unref(p);
-    return o ? 0 : R(ctx)->refusal;
+    return rc;
 }
 
 static int t_remove(void *ctx, unsigned slot, char *err, size_t errlen)
 {
-    JsonParser *p;
-    JsonObject *o = request(R(ctx), &p, 0, err, errlen, "{\"cmd\":\"remove\",\"slot\":%u}",
-                            slot);
-    if (p)
-        g_object_unref(p);
-    return o ? 0 : R(ctx)->refusal;
+    return command(R(ctx), err, errlen, "{\"cmd\":\"remove\",\"slot\":%u}", slot);
 }
 
 static bool t_module_name(void *ctx, unsigned slot, char *buf, size_t len)
@@ -337,12 +355,8 @@ static int t_link_mode(void *ctx, uint8_t id, uint8_t *tx, uint8_t *rx, char *er
 
 static int t_intf_oops(void *ctx, uint8_t id, uint8_t reason, char *err, size_t errlen)
 {
-    JsonParser *p;
-    JsonObject *o = request(R(ctx), &p, 0, err, errlen,
-                            "{\"cmd\":\"intf_oops\",\"interface\":%u,\"reason\":%u}", id, reason);
-    if (p)
-        g_object_unref(p);
-    return o ? 0 : R(ctx)->refusal;
+    return command(R(ctx), err, errlen,
+                   "{\"cmd\":\"intf_oops\",\"interface\":%u,\"reason\":%u}", id, reason);
 }
 
 static void t_advance(void *ctx, sim_time dt)
@@ -397,12 +411,9 @@ static int t_link_set(void *ctx, unsigned slot, const char *gear, const char *se
             g_free(v);
         }
     g_string_append(req, "}");
-    JsonParser *p;
-    JsonObject *o = request(R(ctx), &p, 0, err, errlen, "%s", req->str);
+    int rc = command(R(ctx), err, errlen, "%s", req->str);
     g_string_free(req, TRUE);
-    if (p)
-        g_object_unref(p);
-    return o ? 0 : R(ctx)->refusal;
+    return rc;
 }
 
 static int t_link_fault(void *ctx, unsigned slot, const sw_link_fault *f, char *err,
@@ -423,12 +434,9 @@ static int t_link_fault(void *ctx, unsigned slot, const sw_link_fault *f, char *
     if (f->down_for)
         g_string_append_printf(req, ",\"down_for\":%.9g", (double)f->down_for / 1e9);
     g_string_append(req, "}");
-    JsonParser *p;
-    JsonObject *o = request(R(ctx), &p, 0, err, errlen, "%s", req->str);
+    int rc = command(R(ctx), err, errlen, "%s", req->str);
     g_string_free(req, TRUE);
-    if (p)
-        g_object_unref(p);
-    return o ? 0 : R(ctx)->refusal;
+    return rc;
 }
 
 static int t_link_info(void *ctx, unsigned slot, sim_target_link *out, char *err,
@@ -466,18 +474,12 @@ static int t_guest_run(void *ctx, const char *cmd, int timeout_ms, sim_agent_res
 static int file_command(void *ctx, const char *what, const char *path, char *err,
                         size_t errlen)
 {
-    JsonParser *p;
-    JsonObject *o;
-    if (path) {
-        char *f = g_strescape(path, NULL);
-        o = request(R(ctx), &p, 0, err, errlen, "{\"cmd\":\"%s\",\"file\":\"%s\"}", what, f);
-        g_free(f);
-    } else {
-        o = request(R(ctx), &p, 0, err, errlen, "{\"cmd\":\"%s\",\"stop\":true}", what);
-    }
-    if (p)
-        g_object_unref(p);
-    return o ? 0 : R(ctx)->refusal;
+    if (!path)
+        return command(R(ctx), err, errlen, "{\"cmd\":\"%s\",\"stop\":true}", what);
+    char *f = g_strescape(path, NULL);
+    int rc = command(R(ctx), err, errlen, "{\"cmd\":\"%s\",\"file\":\"%s\"}", what, f);
+    g_free(f);
+    return rc;
 }
 
 static int t_capture(void *ctx, const char *path, char *err, size_t errlen)
