@@ -41,6 +41,7 @@ watcher=$!
 sleep 0.3
 expect "ping" 0 '"pong":true' ping
 expect "capture" 0 '"capturing":true,"ok":true' capture file="$d/live.pcapng"
+expect "trace" 0 '"tracing":true,"ok":true' trace file="$d/live.json"
 expect "insert" 0 '"interface":2,"ok":true' insert slot=0 module=sensor
 expect "insert into an occupied slot fails" 1 'slot 0 is occupied' insert slot=0 module=sensor
 expect "gpio_set" 0 '"irq_sent":false' gpio_set slot=0 line=1 level=1
@@ -51,6 +52,10 @@ expect "no link model without timing" 1 'has no UniPro link model' link slot=0 g
 expect "no link_stats without timing" 1 'has no UniPro link model' link_stats slot=0
 expect "remove" 0 '"ok":true' remove slot=0
 expect "capture stop" 0 '"capturing":false,"ok":true' capture stop=true
+expect "trace stop" 0 '"tracing":false,"ok":true' trace stop=true
+python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['traceEvents']; sys.exit(0 if any(x['ph']=='X' for x in e) else 1)" \
+    "$d/live.json" && ok || bad "the live timeline is trace-event JSON with operations"
+expect "trace into a missing folder" 1 "No such file or directory" trace file=/nonexistent/x.json
 [ "$(head -c 4 "$d/live.pcapng" | od -An -tx1 | tr -d ' ')" = 0a0d0d0a ] &&
     [ "$(stat -c %s "$d/live.pcapng")" -gt 2000 ] && ok || bad "the live capture holds a pcapng section"
 expect "capture needs a file or stop" 1 "missing field 'file'" capture
