@@ -3,7 +3,7 @@
 # mk/rules.mk; this file holds the flags, the part list and the user-facing targets.
 
 # Bottom layer first: a part's library is known to every part read after it.
-PARTS := event-kernel greybus gblink unipro-model switch-model virtual-modules ap-model sim gbvp \
+PARTS := event-kernel greybus gblink unipro-model switch-model virtual-modules ap-model sim gbvp systemc \
 	qemu-hw guest scenarios tests
 
 SAN ?=
