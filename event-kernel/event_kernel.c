@@ -62,10 +62,14 @@ struct sim_event_kernel {
     uint64_t next_seq;
     uint64_t seq_limit;
     uint64_t executed;
+    uint64_t batched;  /* of which handled by the model itself (advance, take) */
     bool in_callback;
     bool root_pending; /* heap[0] belongs to the event running and may be overwritten */
     bool running;      /* inside run/run_until */
     bool stop;
+    bool mark_free;    /* mark_seq is reserved for schedule_first in the current event */
+    uint64_t mark_seq; /* the sequence number the current event reserved at its start */
+    sim_time limit;    /* of the run in progress */
     char error[200];
 };
 
@@ -192,42 +196,41 @@ static void compact(sim_event_kernel *k)
     sim_heap_build(k->heap, k->len);
 }
 
-static int cmp_entry(const void *a, const void *b)
+static int cmp_key(const void *a, const void *b)
 {
     const sim_heap_entry *x = a, *y = b;
-    return sim_heap_less(*x, *y) ? -1 : sim_heap_less(*y, *x) ? 1 : 0;
+    return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* Gives the entries fresh sequence numbers 0..len-1 in (time, seq) order. */
+/* Gives the entries fresh sequence numbers 0..len-1 in the order of their old ones (which
+ * keeps the order of equal times), the current event's reservation (mark_seq) included. */
 static int renumber(sim_event_kernel *k)
 {
     settle_root(k);
     if (k->len >= k->seq_limit)
         return fail(k, -ENOMEM, "schedule: %zu events pending exceed the sequence limit %" PRIu64,
                     k->len, k->seq_limit);
-    /* A sorted array is a valid heap, and ranks in it preserve the order of equal times. */
-    qsort(k->heap, k->len, sizeof *k->heap, cmp_entry);
-    for (size_t i = 0; i < k->len; i++)
-        k->heap[i].key = (uint64_t)i << 32 | (uint32_t)k->heap[i].key;
-    k->next_seq = k->len;
+    qsort(k->heap, k->len, sizeof *k->heap, cmp_key);
+    uint64_t r = 0;
+    bool mark = k->mark_free;
+    for (size_t i = 0; i < k->len; i++) {
+        if (mark && (k->heap[i].key >> 32) > k->mark_seq) {
+            k->mark_seq = r++;
+            mark = false;
+        }
+        k->heap[i].key = r++ << 32 | (uint32_t)k->heap[i].key;
+    }
+    if (mark)
+        k->mark_seq = r++;
+    k->next_seq = r;
+    sim_heap_build(k->heap, k->len);
     return 0;
 }
 
-int sim_event_kernel_schedule(sim_event_kernel *k, sim_time delay, sim_event_fn fn, void *ctx,
-                        sim_event *out)
+/* Inserts fn(ctx) at now + delay with sequence number seq (checked by the callers). */
+static int insert(sim_event_kernel *k, sim_time delay, sim_event_fn fn, void *ctx,
+                  sim_event *out, uint64_t seq)
 {
-    if (!fn)
-        return fail(k, -EINVAL, "schedule: callback is NULL");
-    if (delay > SIM_TIME_MAX - k->now)
-        return fail(k, -ERANGE,
-                    "schedule: delay %" PRIu64 " ps from now %" PRIu64
-                    " ps is past the end of simulated time (%" PRIu64 " ps)",
-                    delay, k->now, (uint64_t)SIM_TIME_MAX);
-    if (k->next_seq >= k->seq_limit) {
-        int err = renumber(k);
-        if (err)
-            return err;
-    }
     if (k->free_head == SLOT_NONE) {
         int err = grow(k);
         if (err)
@@ -238,7 +241,7 @@ int sim_event_kernel_schedule(sim_event_kernel *k, sim_time delay, sim_event_fn 
     k->free_head = n->next_free;
     n->fn = fn;
     n->ctx = ctx;
-    sim_heap_entry e = { k->now + delay, k->next_seq++ << 32 | slot };
+    sim_heap_entry e = { k->now + delay, seq << 32 | slot };
     if (k->root_pending) {
         k->root_pending = false;
         k->heap[0] = e;
@@ -251,6 +254,106 @@ int sim_event_kernel_schedule(sim_event_kernel *k, sim_time delay, sim_event_fn 
     if (out)
         out->id = (uint64_t)n->gen << 32 | slot;
     return 0;
+}
+
+static int check_schedule(sim_event_kernel *k, sim_time delay, sim_event_fn fn)
+{
+    if (!fn)
+        return fail(k, -EINVAL, "schedule: callback is NULL");
+    if (delay > SIM_TIME_MAX - k->now)
+        return fail(k, -ERANGE,
+                    "schedule: delay %" PRIu64 " ps from now %" PRIu64
+                    " ps is past the end of simulated time (%" PRIu64 " ps)",
+                    delay, k->now, (uint64_t)SIM_TIME_MAX);
+    return 0;
+}
+
+/* Ordered as if scheduled first thing in the current event: with the sequence number the
+ * event reserved when it began. */
+static int schedule_first(sim_event_kernel *k, sim_time delay, sim_event_fn fn, void *ctx,
+                          sim_event *out)
+{
+    if (!k->in_callback || !k->mark_free)
+        return fail(k, -ENOTSUP, "schedule_first: not inside an event, or used twice in one");
+    int err = check_schedule(k, delay, fn);
+    if (err)
+        return err;
+    err = insert(k, delay, fn, ctx, out, k->mark_seq);
+    if (!err)
+        k->mark_free = false;
+    return err;
+}
+
+/* A new event begins inside the callback running: it reserves a sequence number for
+ * schedule_first. */
+static void begin_event(sim_event_kernel *k)
+{
+    if (k->next_seq >= k->seq_limit) {
+        k->mark_free = false;
+        if (renumber(k))
+            return; /* no reservation: schedule_first says -ENOTSUP */
+    }
+    k->mark_seq = k->next_seq++;
+    k->mark_free = true;
+}
+
+/* See sim_scheduler_ops.advance: the clock moves to t when no pending event is due at or
+ * before t, so what the caller does next is the event the kernel would have run next. */
+static bool kernel_advance(sim_event_kernel *k, sim_time t)
+{
+    if (!k->running || !k->in_callback || k->stop || t < k->now || t > k->limit)
+        return false;
+    if (k->root_pending) {
+        /* the root is the running event's own entry: the earliest pending is a child */
+        size_t end = k->len < 5 ? k->len : 5;
+        for (size_t c = 1; c < end; c++)
+            if (k->heap[c].time <= t)
+                return false;
+    } else if (k->len && k->heap[0].time <= t) {
+        return false; /* (a dead entry here only makes the answer cautious) */
+    }
+    k->now = t;
+    k->executed++;
+    k->batched++;
+    begin_event(k);
+    return true;
+}
+
+/* See sim_scheduler_ops.take: only the root entry, when it is pending (not the running
+ * event's own) and names `event`, is the event the kernel would run next. */
+static bool kernel_take(sim_event_kernel *k, sim_event event)
+{
+    if (!k->running || !k->in_callback || k->stop || k->root_pending || !k->len)
+        return false;
+    sim_heap_entry top = k->heap[0];
+    uint32_t slot = (uint32_t)top.key;
+    if (slot != (uint32_t)event.id || top.time > k->limit)
+        return false;
+    sim_event_kernel_node *n = &k->nodes[slot];
+    if (!n->fn || n->gen != (uint32_t)(event.id >> 32))
+        return false;
+    free_slot(k, slot);
+    k->live--;
+    k->now = top.time;
+    k->executed++;
+    k->batched++;
+    k->root_pending = true; /* its entry is the running event's now */
+    begin_event(k);
+    return true;
+}
+
+int sim_event_kernel_schedule(sim_event_kernel *k, sim_time delay, sim_event_fn fn, void *ctx,
+                        sim_event *out)
+{
+    int err = check_schedule(k, delay, fn);
+    if (err)
+        return err;
+    if (k->next_seq >= k->seq_limit && (err = renumber(k)) != 0)
+        return err;
+    err = insert(k, delay, fn, ctx, out, k->next_seq);
+    if (!err)
+        k->next_seq++;
+    return err;
 }
 
 bool sim_event_kernel_cancel(sim_event_kernel *k, sim_event event)
@@ -296,8 +399,10 @@ static bool run_one(sim_event_kernel *k, sim_time limit)
         k->executed++;
         k->root_pending = true;
         k->in_callback = true;
+        begin_event(k);
         fn(ctx);
         k->in_callback = false;
+        k->mark_free = false;
         settle_root(k);
         return true;
     }
@@ -314,6 +419,7 @@ int sim_event_kernel_step(sim_event_kernel *k)
 static int run_to(sim_event_kernel *k, sim_time limit)
 {
     k->running = true;
+    k->limit = limit;
     k->stop = false;
     while (run_one(k, limit)) {
         if (k->stop) {
@@ -401,6 +507,11 @@ uint64_t sim_event_kernel_executed(const sim_event_kernel *k)
     return k->executed;
 }
 
+uint64_t sim_event_kernel_batched(const sim_event_kernel *k)
+{
+    return k->batched;
+}
+
 const char *sim_event_kernel_last_error(const sim_event_kernel *k)
 {
     return k->error;
@@ -428,11 +539,38 @@ static bool ops_cancel(void *self, sim_event event)
     return sim_event_kernel_cancel(self, event);
 }
 
+static bool ops_advance(void *self, sim_time t)
+{
+    return kernel_advance(self, t);
+}
+
+static int ops_schedule_first(void *self, sim_time delay, sim_event_fn fn, void *ctx,
+                              sim_event *out)
+{
+    return schedule_first(self, delay, fn, ctx, out);
+}
+
+static bool ops_take(void *self, sim_event event)
+{
+    return kernel_take(self, event);
+}
+
 static const sim_scheduler_ops kernel_ops = {
     .now = ops_now,
     .schedule = ops_schedule,
     .cancel = ops_cancel,
 };
+
+static const sim_scheduler_batch_ops kernel_batch_ops = {
+    .advance = ops_advance,
+    .schedule_first = ops_schedule_first,
+    .take = ops_take,
+};
+
+const sim_scheduler_batch_ops *sim_scheduler_batch(const sim_scheduler *s)
+{
+    return s && s->ops == &kernel_ops ? &kernel_batch_ops : NULL;
+}
 
 const sim_scheduler *sim_event_kernel_scheduler(sim_event_kernel *k)
 {

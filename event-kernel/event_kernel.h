@@ -70,8 +70,12 @@ size_t sim_event_kernel_pending(const sim_event_kernel *k);
 /* Event slots allocated: pending events plus cancelled ones not yet reclaimed fit in it.
  * Grows by doubling when full, never shrinks. */
 size_t sim_event_kernel_capacity(const sim_event_kernel *k);
-/* Events run since the kernel was created. */
+/* Events run since the kernel was created, those a model handled itself through the batch
+ * operations (sim_scheduler_batch) included: the same count as without them. */
 uint64_t sim_event_kernel_executed(const sim_event_kernel *k);
+/* Of those, the events a model handled itself (advance, take) without the queue running
+ * them. */
+uint64_t sim_event_kernel_batched(const sim_event_kernel *k);
 /* A message describing the last error returned by this kernel ("" when none yet). The text
  * stays valid until the next call that fails. */
 const char *sim_event_kernel_last_error(const sim_event_kernel *k);

@@ -61,4 +61,30 @@ static inline bool sim_cancel(const sim_scheduler *s, sim_event event)
     return s->ops->cancel(s->self, event);
 }
 
+/* Optional operations that let a model run a chain of its own events without queueing
+ * them (unipro-model's frame batching; docs/event-kernel.md, "The scheduler contract"). Kept
+ * apart from sim_scheduler_ops so schedulers without them need no change. `self` is the
+ * scheduler's. */
+typedef struct sim_scheduler_batch_ops {
+    /* From inside a callback of a run: when no pending event is due at or before t (t >=
+     * now, within the run's limit, no stop requested), moves the clock to t, begins a new
+     * event there and returns true. The caller then does what an event due at t would do:
+     * it is exactly the event the scheduler would have run next. */
+    bool (*advance)(void *self, sim_time t);
+    /* Like schedule, but ordered before every event scheduled since the current event
+     * began, as if scheduled first thing in it; at most once per event. -ENOTSUP when
+     * already used in this event or outside one. */
+    int (*schedule_first)(void *self, sim_time delay, sim_event_fn fn, void *ctx,
+                          sim_event *out);
+    /* From inside a callback of a run, when `event` is the event the scheduler would run
+     * next (within the run's limit, no stop requested): takes it off the queue, moves the
+     * clock to its time, begins a new event there and returns true; the caller then does
+     * what its callback would do. Otherwise false and nothing changes. */
+    bool (*take)(void *self, sim_event event);
+} sim_scheduler_batch_ops;
+
+/* The batch operations of s's scheduler, or NULL when it has none (gbvp's native kernel
+ * has them; another scheduler's binding simply runs the models without). */
+const sim_scheduler_batch_ops *sim_scheduler_batch(const sim_scheduler *s);
+
 #endif

@@ -13,6 +13,7 @@ $(eval $(call unit_test,test_unipro_link,tests/unit/test_unipro_link.c,$(TEST_LI
 $(eval $(call unit_test,test_unipro_msg_wire,tests/unit/test_unipro_msg_wire.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_dme,tests/unit/test_unipro_dme.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_validation,tests/unit/test_unipro_validation.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_unipro_identity,tests/unit/test_unipro_identity.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_transit,tests/unit/test_unipro_transit.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_svc_route_table,tests/unit/test_svc_route_table.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_fabric,tests/unit/test_fabric.c,$(TEST_LIBS)))

@@ -10,6 +10,7 @@ struct up_env {
     up_msg *free_msgs;
     size_t live_frames;
     size_t live_msgs;
+    bool per_frame;
 };
 
 up_env *up_env_new(const sim_scheduler *sched)
@@ -110,6 +111,16 @@ void up_msg_unref(up_env *e, up_msg *m)
     m->next = e->free_msgs;
     e->free_msgs = m;
     e->live_msgs--;
+}
+
+void up_env_set_per_frame(up_env *e, bool per_frame)
+{
+    e->per_frame = per_frame;
+}
+
+bool up_env_per_frame(const up_env *e)
+{
+    return e->per_frame;
 }
 
 size_t up_env_live_msgs(const up_env *e)

@@ -80,6 +80,15 @@ static inline void up_msg_ref(up_msg *m)
 }
 void up_msg_unref(up_env *env, up_msg *m);
 
+/* The frame level's reference switch. false (the default): a port whose next arrival is
+ * due before anything else in the simulation handles it at once, without queueing an
+ * event (frame-exact batching, docs/performance-model.md). true: every frame, AFC and NAC
+ * costs one event-kernel event, as the model always did. Results are identical either way
+ * (tests/unit/test_unipro_identity.c); batching also needs a scheduler offering advance and
+ * schedule_first (event-kernel/scheduler.h), else the per-frame path runs. */
+void up_env_set_per_frame(up_env *env, bool per_frame);
+bool up_env_per_frame(const up_env *env);
+
 /* Messages and frames currently allocated (leak checks in tests). */
 size_t up_env_live_msgs(const up_env *env);
 size_t up_env_live_frames(const up_env *env);

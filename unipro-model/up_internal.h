@@ -61,6 +61,7 @@ typedef struct up_rxtc {
 struct up_port {
     up_env *env;
     const sim_scheduler *s;
+    const sim_scheduler_batch_ops *batch; /* NULL: the scheduler cannot batch */
     up_dl_params dl;
     const up_port_upper *ops;
     void *ctx;
@@ -84,6 +85,7 @@ struct up_port {
     up_slot pipe[UP_PIPE_MAX];
     unsigned pipe_head, pipe_count;
     sim_event arrive_ev;       /* the arrival of pipe[pipe_head] */
+    bool head_armed;           /* arrive_ev is pending (batching defers it, up_port.c) */
     sim_time busy_until;       /* the wire is committed until then */
     sim_time popped_end;       /* end of the last slot that left the pipe */
     bool burst_ever;

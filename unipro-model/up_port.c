@@ -42,6 +42,7 @@ up_port *up_port_new(up_env *env, const up_dl_params *dl, const up_port_upper *o
         return NULL;
     p->env = env;
     p->s = up_env_scheduler(env);
+    p->batch = sim_scheduler_batch(p->s);
     p->dl = d;
     p->ops = ops;
     p->ctx = ctx;
@@ -213,13 +214,16 @@ static void schedule_head(up_port *p, sim_time now)
     sim_time at = pipe_at(p, 0)->arrive;
     if (sim_schedule(p->s, at > now ? at - now : 0, port_arrive, p, &p->arrive_ev) != 0)
         abort(); /* the kernel cannot grow: nothing sensible can continue */
+    p->head_armed = true;
 }
 
 /* Forgets the newest slot's place in the pipe (its contents stay readable). */
 static void drop_tail(up_port *p)
 {
-    if (p->pipe_count == 1)
+    if (p->pipe_count == 1 && p->head_armed) {
         sim_cancel(p->s, p->arrive_ev);
+        p->head_armed = false;
+    }
     p->pipe_count--;
 }
 
@@ -730,14 +734,60 @@ static void observe_frame(up_port *p, const up_slot *s)
     p->link->frame_observer(p->link->frame_observer_ctx, p->link, &ev);
 }
 
+/* Frame-exact batching (docs/performance-model.md), after an arrival at p's peer: the
+ * port whose arrival is the next event of the whole simulation, or NULL. p's new head was
+ * not queued when the previous one left: if nothing else is due at or before it, the
+ * kernel moves the clock there and p handles it at once; otherwise it is queued now,
+ * ordered as if queued when the previous arrival began, exactly where the per-frame path
+ * puts it. Then either direction's queued arrival is taken off the queue when it is the
+ * kernel's next event anyway (the AFCs coming back, a frame forwarded meanwhile). */
+static up_port *next_inline(up_port *p)
+{
+    if (p->pipe_count && !p->head_armed) {
+        sim_time at = pipe_at(p, 0)->arrive;
+        if (p->batch->advance(p->s->self, at))
+            return p;
+        sim_time now = sim_now(p->s);
+        if (p->batch->schedule_first(p->s->self, at > now ? at - now : 0, port_arrive, p,
+                                     &p->arrive_ev) != 0)
+            abort();
+        p->head_armed = true;
+    }
+    up_port *q = p->peer;
+    if (q && q->head_armed && p->batch->take(p->s->self, q->arrive_ev)) {
+        q->head_armed = false;
+        return q;
+    }
+    if (p->head_armed && p->batch->take(p->s->self, p->arrive_ev)) {
+        p->head_armed = false;
+        return p;
+    }
+    return NULL;
+}
+
+static void arrive_one(up_port *p, bool batch);
+
 static void port_arrive(void *ctx)
 {
     up_port *p = ctx;
+    p->head_armed = false;
+    if (up_env_per_frame(p->env) || !p->batch) {
+        arrive_one(p, false); /* the reference: one kernel event per transmission */
+        return;
+    }
+    do
+        arrive_one(p, true);
+    while ((p = next_inline(p)) != NULL);
+}
+
+/* The oldest slot of the pipe reaches the peer now. */
+static void arrive_one(up_port *p, bool batch)
+{
     /* the slot stays readable after the pop: commits during receive() go to the tail and
      * the pump keeps one slot free, so the ring never reaches it before we are done */
     up_slot *s = &p->pipe[p->pipe_head];
     p->pipe_head = (p->pipe_head + 1) % UP_PIPE_MAX;
-    if (--p->pipe_count)
+    if (--p->pipe_count && !batch)
         schedule_head(p, sim_now(p->s));
     if (s->end > p->popped_end)
         p->popped_end = s->end;
