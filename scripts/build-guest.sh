@@ -274,6 +274,24 @@ gpio_tools() {
     echo "$dir"
 }
 
+# The kernel's SPI tools (spidev_test, spidev_fdx) from tools/spi, linked statically: the
+# transfers on /dev/spidevB.C. Prints their directory.
+spi_tools() {
+    local dir=$cache/initramfs/spi-tools-$arch-$kver
+    if [ ! -x "$dir/spidev_test" ]; then
+        say "initramfs: building tools/spi (static)"
+        rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/obj"
+        make -C "$src/tools/spi" O="$dir.tmp/obj/" CROSS_COMPILE="$cross" CC="${cross}gcc" LDFLAGS=-static \
+            >"$dir.tmp/build.log" 2>&1 || { tail -n 20 "$dir.tmp/build.log" >&2; die "tools/spi build failed"; }
+        local t
+        for t in spidev_test spidev_fdx; do
+            "${cross}strip" -o "$dir.tmp/$t" "$dir.tmp/obj/$t"
+        done
+        rm -rf "$dir.tmp/obj" "$dir" && mv "$dir.tmp" "$dir"
+    fi
+    echo "$dir"
+}
+
 build_initramfs() {
     if [ "$force" -eq 0 ] && [ -f "$initramfs_image" ]; then
         say "initramfs: cached ($initramfs_out)"
@@ -290,9 +308,10 @@ build_initramfs() {
     "${cross}gcc" -std=c11 -Os -static -Wall -Wextra -Werror -D_GNU_SOURCE \
         -o "$work/gbvp-agent" "$repo/guest/agent.c"
     "${cross}strip" "$work/gbvp-agent"
-    local busybox gpio
+    local busybox gpio spi
     busybox=$(busybox_binary)
     gpio=$(gpio_tools)
+    spi=$(spi_tools)
     # The applet list comes from the host's busybox (same Debian version); the binary is the
     # target's.
     local applets
@@ -310,6 +329,9 @@ build_initramfs() {
         local t
         for t in lsgpio gpio-hammer gpio-event-mon gpio-watch; do
             echo "file /usr/bin/$t $gpio/$t 0755 0 0"
+        done
+        for t in spidev_test spidev_fdx; do
+            echo "file /usr/bin/$t $spi/$t 0755 0 0"
         done
         local a
         for a in $applets; do

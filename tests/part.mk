@@ -59,6 +59,7 @@ $(eval $(call bench,bench_capture,tests/bench/bench_capture.c,$(TEST_LIBS)))
 INTEGRATION_TESTS += tests/integration/boot_test.sh tests/integration/es2_bridge_test.sh \
 	tests/integration/es2_fault_test.sh tests/integration/enumeration_test.sh \
 	tests/integration/classes_test.sh tests/integration/run_test.sh
+INTEGRATION_TESTS += tests/integration/classes_more_test.sh
 # es2_peer: a misbehaving gblink server (silent, lying, dropping its side of the bridge) for
 # the fault test of the device; built on demand by that test.
 ES2_PEER := $(B)/tests/es2_peer

@@ -578,7 +578,22 @@ static int do_spi(cmd *c)
         size_t n = vm_spi_read_mosi(s, data, sizeof data);
         return say_bytes(c, "data", data, n);
     }
-    return say(c, -1, "spi: expected queue HEX or recv");
+    if (!strcmp(c->argv[1], "stats")) {
+        vm_spi_stats st;
+        vm_spi_get_stats(s, &st);
+        vm_reply_int(c->r, "messages", (int64_t)st.messages);
+        vm_reply_int(c->r, "transfers", (int64_t)st.transfers);
+        vm_reply_int(c->r, "bytes_in", (int64_t)st.bytes_in);
+        vm_reply_int(c->r, "bytes_out", (int64_t)st.bytes_out);
+        vm_reply_int(c->r, "chip_select", st.last_chip_select);
+        vm_reply_int(c->r, "mode", st.last_mode);
+        return say(c, 0,
+                   "messages %llu transfers %llu bytes-in %llu bytes-out %llu cs %u mode 0x%02x",
+                   (unsigned long long)st.messages, (unsigned long long)st.transfers,
+                   (unsigned long long)st.bytes_in, (unsigned long long)st.bytes_out,
+                   st.last_chip_select, st.last_mode);
+    }
+    return say(c, -1, "spi: expected queue HEX, recv or stats");
 }
 
 static const struct {

@@ -21,40 +21,116 @@ typedef struct ring {
     size_t head, len;
 } ring;
 
+/* One device behind a chip select, as DEVICE_CONFIG declares it. */
+typedef struct spi_device_decl {
+    uint8_t type;         /* GB_SPI_SPI_DEV, GB_SPI_SPI_NOR or GB_SPI_SPI_MODALIAS */
+    char name[NAME_LEN];  /* the modalias (GB_SPI_SPI_MODALIAS only) */
+} spi_device_decl;
+
 struct vm_spi {
     unsigned ncs;
     uint32_t max_speed;
-    char modalias[NAME_LEN];
+    spi_device_decl dev[VM_SPI_MAX_CHIP_SELECTS];
     ring miso, mosi;
     vm_spi_stats st;
 };
 
-static const char *const spi_keys[] = {"chip-selects", "modalias", "max-speed-hz", NULL};
+static const char *const spi_keys[] = {"chip-selects", "modalias", "devices", "max-speed-hz",
+                                       NULL};
+
+/* One word of `devices`: "spidev" and "spi-nor" are the protocol's own device types (6.1's
+ * spilib names them "spidev" and "spi-nor"); anything else is announced as a modalias. */
+static int parse_device(const vm_bsection *cfg, const char *p, size_t n, spi_device_decl *d,
+                        char *err, size_t errlen)
+{
+    if (n >= NAME_LEN)
+        return vm_bsection_error(cfg, "devices", err, errlen,
+                                 "'%.*s' is longer than %u characters", (int)n, p, NAME_LEN - 1);
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+              c == '.'))
+            return vm_bsection_error(cfg, "devices", err, errlen,
+                                     "'%.*s' is not a driver name ([a-z0-9._-])", (int)n, p);
+    }
+    memcpy(d->name, p, n);
+    d->name[n] = '\0';
+    if (!strcmp(d->name, "spidev"))
+        d->type = GB_SPI_SPI_DEV;
+    else if (!strcmp(d->name, "spi-nor"))
+        d->type = GB_SPI_SPI_NOR;
+    else
+        d->type = GB_SPI_SPI_MODALIAS;
+    return 0;
+}
+
+/* `devices` (one word a chip select) or `modalias` (the same name on every chip select). */
+static int parse_devices(vm_spi *s, const vm_bsection *cfg, uint32_t ncs, bool ncs_given,
+                         char *err, size_t errlen)
+{
+    const char *v = vm_bsection_get(cfg, "devices", NULL);
+    if (!v) {
+        char name[NAME_LEN];
+        if (vm_bsection_str(cfg, "modalias", "dh2228fv", name, NAME_LEN - 1, err, errlen))
+            return -1;
+        if (!name[0])
+            return vm_bsection_error(cfg, "modalias", err, errlen, "must not be empty");
+        s->ncs = ncs;
+        for (unsigned i = 0; i < ncs; i++) {
+            s->dev[i].type = GB_SPI_SPI_MODALIAS;
+            strcpy(s->dev[i].name, name);
+        }
+        return 0;
+    }
+    if (vm_bsection_get(cfg, "modalias", NULL))
+        return vm_bsection_error(cfg, "devices", err, errlen,
+                                 "give either devices or modalias, not both");
+    unsigned n = 0;
+    for (const char *p = v; *p;) {
+        p += strspn(p, " \t,");
+        if (!*p)
+            break;
+        size_t len = strcspn(p, " \t,");
+        if (n == VM_SPI_MAX_CHIP_SELECTS)
+            return vm_bsection_error(cfg, "devices", err, errlen, "more than %u devices",
+                                     VM_SPI_MAX_CHIP_SELECTS);
+        if (parse_device(cfg, p, len, &s->dev[n], err, errlen))
+            return -1;
+        n++;
+        p += len;
+    }
+    if (n == 0)
+        return vm_bsection_error(cfg, "devices", err, errlen, "no device listed");
+    if (ncs_given && ncs != n)
+        return vm_bsection_error(cfg, "devices", err, errlen,
+                                 "%u devices listed for %u chip selects", n, (unsigned)ncs);
+    s->ncs = n;
+    return 0;
+}
 
 static void *spi_create(vm_endpoint *ep, const vm_bsection *cfg, char *err, size_t errlen)
 {
     uint32_t ncs, speed;
-    char name[NAME_LEN];
     (void)ep;
-    if (vm_bsection_u32(cfg, "chip-selects", 1, 1, 8, &ncs, err, errlen) ||
-        vm_bsection_u32(cfg, "max-speed-hz", 10000000, SPI_MIN_SPEED, 100000000, &speed, err,
+    if (vm_bsection_u32(cfg, "chip-selects", 1, 1, VM_SPI_MAX_CHIP_SELECTS, &ncs, err,
                         errlen) ||
-        vm_bsection_str(cfg, "modalias", "dh2228fv", name, NAME_LEN - 1, err, errlen))
+        vm_bsection_u32(cfg, "max-speed-hz", 10000000, SPI_MIN_SPEED, 100000000, &speed, err,
+                        errlen))
         return NULL;
-    if (!name[0]) {
-        vm_bsection_error(cfg, "modalias", err, errlen, "must not be empty");
-        return NULL;
-    }
     vm_spi *s = calloc(1, sizeof *s);
-    if (!s || !(s->miso.buf = malloc(VM_SPI_BUFFER)) || !(s->mosi.buf = malloc(VM_SPI_BUFFER))) {
-        if (s)
-            free(s->miso.buf);
+    if (!s)
+        return NULL;
+    if (parse_devices(s, cfg, ncs, vm_bsection_get(cfg, "chip-selects", NULL) != NULL, err,
+                      errlen)) {
         free(s);
         return NULL;
     }
-    s->ncs = ncs;
+    if (!(s->miso.buf = malloc(VM_SPI_BUFFER)) || !(s->mosi.buf = malloc(VM_SPI_BUFFER))) {
+        free(s->miso.buf);
+        free(s);
+        return NULL;
+    }
     s->max_speed = speed;
-    strcpy(s->modalias, name);
     return s;
 }
 
@@ -107,6 +183,8 @@ static uint8_t transfer(vm_spi *s, vm_request *rq)
     if (rq->len != 4 + count * XFER_SIZE + tx || rx > rq->resp_cap)
         return GB_OP_INVALID;
     const uint8_t *mosi = x + count * XFER_SIZE;
+    /* SPI_LOOP: the controller ties MISO to MOSI; the device's answer is not seen */
+    bool loop = p[1] & GB_SPI_MODE_LOOP;
     size_t out = 0;
     for (size_t i = 0; i < count; i++) {
         uint32_t len = gb_get_le32(x + i * XFER_SIZE + 4);
@@ -116,7 +194,7 @@ static uint8_t transfer(vm_spi *s, vm_request *rq)
             uint8_t in = w ? mosi[k] : 0xff, miso;
             if (w)
                 ring_put(&s->mosi, in);
-            if (!ring_get(&s->miso, &miso))
+            if (loop || !ring_get(&s->miso, &miso))
                 miso = in; /* echo MOSI, or the idle level 0xff on read-only transfers */
             if (r)
                 rq->resp[out++] = miso;
@@ -158,8 +236,9 @@ static uint8_t spi_request(void *h, vm_request *rq)
         gb_put_le16(r, 0); /* mode 0 */
         r[2] = 8;
         gb_put_le32(r + 3, s->max_speed);
-        r[7] = GB_SPI_SPI_MODALIAS;
-        memcpy(r + 8, s->modalias, strlen(s->modalias));
+        r[7] = s->dev[rq->payload[0]].type;
+        if (r[7] == GB_SPI_SPI_MODALIAS) /* the name only counts for a modalias */
+            memcpy(r + 8, s->dev[rq->payload[0]].name, strlen(s->dev[rq->payload[0]].name));
         rq->resp_len = DEVICE_CONFIG_SIZE;
         return GB_OP_SUCCESS;
     case GB_SPI_TYPE_TRANSFER:

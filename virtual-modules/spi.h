@@ -4,9 +4,16 @@
 // a script queued, else echoes what it receives on MOSI in the same transfer, else 0xff;
 // everything received on MOSI is kept for scripts.
 //
-// Behaviour keys ([cport N]): chip-selects = 1..8 (default 1); modalias = the Linux
-// driver name announced for every device (default "dh2228fv", which 6.1's spidev binds,
-// giving /dev/spidevB.C); max-speed-hz (default 10000000).
+// A transfer in SPI_LOOP mode (which MASTER_CONFIG offers) gets MOSI back, as from a
+// controller's internal loopback; queued bytes wait for the next normal transfer.
+//
+// Behaviour keys ([cport N]): chip-selects = 1..8 (default 1, or the count of `devices`);
+// devices = what DEVICE_CONFIG declares on each chip select, in order, as Ara modules did:
+// `spidev` (device type spidev: 6.1 creates an SPI device of modalias "spidev", which spidev
+// binds through driver_override), `spi-nor` (type SPI NOR: needs the kernel's MTD) or any
+// other word, announced as that modalias; modalias = one modalias for every chip select
+// (default "dh2228fv", which 6.1's spidev binds, giving /dev/spidevB.C; not with `devices`);
+// max-speed-hz (default 10000000).
 #ifndef GBVP_VIRTUAL_MODULES_SPI_H
 #define GBVP_VIRTUAL_MODULES_SPI_H
 
@@ -16,6 +23,7 @@
 #include "virtual-modules/vm_interface.h"
 
 #define VM_SPI_BUFFER 65536u
+#define VM_SPI_MAX_CHIP_SELECTS 8u
 
 typedef struct vm_spi vm_spi;
 

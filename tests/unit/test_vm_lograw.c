@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Log and raw handlers, as drivers/staging/greybus/log.c and raw.c receive and send.
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tests/unit/test_vm_harness.h"
@@ -113,7 +114,47 @@ static void test_raw_loopback_backend_echoes_after_response(void)
     vmt_down(&t);
 }
 
+/* A catalog file's text (the tests run from the repository's top directory). */
+static const char *catalog_text(const char *file, char *buf, size_t cap)
+{
+    char path[128];
+    snprintf(path, sizeof path, "virtual-modules/catalog/%s", file);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* The catalog's lograw module: log on CPort 1 (class 0x17), raw on CPort 2 (class 0xfe,
+ * capture backend); each handler sends on its own CPort. */
+static void test_lograw_catalog_entry_has_log_and_raw_cports(void)
+{
+    vmt t;
+    static char mnfs[2048], beh[1024];
+    const uint16_t cports[] = {1, 2};
+    CU_ASSERT_FATAL(vmt_up(&t, catalog_text("lograw.mnfs", mnfs, sizeof mnfs),
+                           catalog_text("lograw.behaviour", beh, sizeof beh), cports, 2));
+    CU_ASSERT_PTR_NOT_NULL(vm_interface_log(t.intf, 1));
+    CU_ASSERT_PTR_NOT_NULL(vm_interface_raw(t.intf, 2));
+    vm_reply reply;
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "log send up", 0, &reply), 0);
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "raw send 01", 0, &reply), 0);
+    CU_ASSERT_EQUAL_FATAL(t.sink.n, 2);
+    CU_ASSERT_EQUAL(t.sink.cport[0], 1);
+    CU_ASSERT_EQUAL(t.sink.msg[0][4], GB_LOG_TYPE_SEND_LOG);
+    CU_ASSERT_EQUAL(t.sink.cport[1], 2);
+    CU_ASSERT_EQUAL(t.sink.msg[1][4], GB_RAW_TYPE_SEND);
+    const uint8_t req[4 + 2] = {2, 0, 0, 0, 0x61, 0x62};
+    vmt_request(&t, 2, 2, GB_RAW_TYPE_SEND, req, sizeof req);
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "raw recv", 0, &reply), 0);
+    CU_ASSERT_STRING_EQUAL(reply.text, "6162");
+    vmt_down(&t);
+}
+
 const unit_test vmt_lograw_tests[] = {
+    UNIT_TEST(test_lograw_catalog_entry_has_log_and_raw_cports),
     UNIT_TEST(test_log_send_is_nul_terminated_and_split),
     UNIT_TEST(test_raw_capture_and_send_both_ways),
     UNIT_TEST(test_raw_recv_of_more_than_a_text_holds_keeps_the_rest),

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // PWM handler, driven as drivers/staging/greybus/pwm.c drives it.
+#include <stdio.h>
+
 #include "tests/unit/test_vm_harness.h"
 #include "tests/unit/test_vm_suites.h"
 #include "virtual-modules/backend_cmd.h"
@@ -61,7 +63,67 @@ static void test_pwm_bad_channel_duty_and_polarity_get_invalid(void)
     vmt_down(&t);
 }
 
+/* A catalog file's text (the tests run from the repository's top directory). */
+static const char *catalog_text(const char *file, char *buf, size_t cap)
+{
+    char path[128];
+    snprintf(path, sizeof path, "virtual-modules/catalog/%s", file);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* 6.1's gb_pwm_apply on a polarity change of an enabled output: DISABLE, POLARITY, then
+ * CONFIG and ENABLE again. Every step lands in the module's channel state. */
+static void test_pwm_polarity_change_while_enabled_as_6_1_applies_it(void)
+{
+    vmt t;
+    static char mnfs[2048], beh[1024];
+    CU_ASSERT_FATAL(vmt_up(&t, catalog_text("pwm.mnfs", mnfs, sizeof mnfs),
+                           catalog_text("pwm.behaviour", beh, sizeof beh), cport1, 1));
+    vmt_request(&t, 1, 2, GB_PWM_TYPE_PWM_COUNT, NULL, 0);
+    const uint8_t count = 1; /* the catalog's 2 channels */
+    vmt_expect_response(&t, 0, 1, 2, GB_PWM_TYPE_PWM_COUNT, GB_OP_SUCCESS, &count, 1);
+    const uint8_t ch = 0, normal[2] = {0, 0}, inversed[2] = {0, 1};
+    uint8_t cfg[9] = {0};
+    gb_put_le32(cfg + 1, 750000);
+    gb_put_le32(cfg + 5, 2000000);
+    vm_pwm *p = vm_interface_pwm(t.intf, 1);
+    vm_pwm_channel c;
+    vmt_request(&t, 1, 3, GB_PWM_TYPE_ACTIVATE, &ch, 1);
+    vmt_request(&t, 1, 4, GB_PWM_TYPE_POLARITY, inversed, 2);
+    vmt_request(&t, 1, 5, GB_PWM_TYPE_CONFIG, cfg, 9);
+    vmt_request(&t, 1, 6, GB_PWM_TYPE_ENABLE, &ch, 1);
+    CU_ASSERT_EQUAL(vm_pwm_get_channel(p, 0, &c), 0);
+    CU_ASSERT_TRUE(c.enabled && c.inversed);
+    vmt_request(&t, 1, 7, GB_PWM_TYPE_DISABLE, &ch, 1);
+    CU_ASSERT_EQUAL(vm_pwm_get_channel(p, 0, &c), 0);
+    CU_ASSERT_FALSE(c.enabled);
+    CU_ASSERT_EQUAL(c.duty_ns, 750000); /* a disabled output keeps its configuration */
+    vmt_request(&t, 1, 8, GB_PWM_TYPE_POLARITY, normal, 2);
+    vmt_request(&t, 1, 9, GB_PWM_TYPE_CONFIG, cfg, 9);
+    vmt_request(&t, 1, 10, GB_PWM_TYPE_ENABLE, &ch, 1);
+    CU_ASSERT_EQUAL_FATAL(t.sink.n, 9);
+    for (size_t i = 1; i < 9; i++) /* the header's result byte */
+        CU_ASSERT_EQUAL(t.sink.msg[i][5], GB_OP_SUCCESS);
+    vm_reply reply;
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "pwm get 0", 0, &reply), 0);
+    CU_ASSERT_STRING_EQUAL(reply.text,
+                           "on duty-ns 750000 period-ns 2000000 polarity normal active");
+    vmt_request(&t, 1, 11, GB_PWM_TYPE_DISABLE, &ch, 1);
+    vmt_request(&t, 1, 12, GB_PWM_TYPE_DEACTIVATE, &ch, 1);
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "pwm get 0", 0, &reply), 0);
+    CU_ASSERT_STRING_EQUAL(reply.text, "off duty-ns 750000 period-ns 2000000 polarity normal");
+    CU_ASSERT_EQUAL(vm_backend_command(t.intf, "pwm get 2", 0, &reply), -1);
+    CU_ASSERT_STRING_EQUAL(reply.text, "channel 2 does not exist (2 channels)");
+    vmt_down(&t);
+}
+
 const unit_test vmt_pwm_tests[] = {
+    UNIT_TEST(test_pwm_polarity_change_while_enabled_as_6_1_applies_it),
     UNIT_TEST(test_pwm_count_then_apply_sequence),
     UNIT_TEST(test_pwm_bad_channel_duty_and_polarity_get_invalid),
     UNIT_TESTS_END,
