@@ -63,6 +63,8 @@ help:
 	@echo "make test         unit tests, docs check, scenarios and integration tests (boots the guest)"
 	@echo "make wireshark-check  the dissector on made-up captures and on every scenario's capture"
 	@echo "make docs-check   docs/architecture.md names only functions that exist; includes point down"
+	@echo "make model-check  gbvp model sweeps and plots (tests/model/)"
+	@echo "make plots        redraw docs/figures/ with gbvp model --plot"
 	@echo "make unit         CUnit unit tests only"
 	@echo "make scenarios    Lua scenarios on the simulator-only targets"
 	@echo "make integration  boot the guest kernel in QEMU and test it"
@@ -72,6 +74,7 @@ help:
 	@echo "make fuzz         run every libFuzzer target FUZZ_SECONDS (60) seconds each"
 	@echo "make clean        remove build/"
 	@echo "make install-wireshark  copy the capture dissector (tools/wireshark/) to your Lua plugins"
+	@echo "make install PREFIX=DIR [DESTDIR=STAGE]  gbvp into DIR/bin, its data into DIR/share/gbvp"
 
 deps:
 	scripts/deps.sh
@@ -125,13 +128,57 @@ install-wireshark:
 	d=$${d:-$$HOME/.local/lib/wireshark/plugins}; mkdir -p "$$d" && \
 	cp tools/wireshark/greybus.lua "$$d/" && echo "installed $$d/greybus.lua"
 
+# `make install PREFIX=DIR [DESTDIR=STAGE]`: the program into PREFIX/bin; what it reads at
+# run time (the catalog, scenarios, scripts, the guest's and the QEMU device's sources,
+# which the cached builds are keyed on) into PREFIX/share/gbvp, where an installed gbvp
+# finds them from its own place (gbvp/paths.h); the docs into PREFIX/share/doc/gbvp.
+PREFIX ?= /usr/local
+INSTALL_DATA_FILES = $(wildcard virtual-modules/catalog/* scenarios/*.lua scenarios/modules/* \
+	guest/init guest/agent.c guest/*.config qemu-hw/*.c qemu-hw/*.h qemu-hw/meson.build \
+	qemu-hw/Kconfig gblink/*.c gblink/*.h gblink/meson.build tools/wireshark/greybus.lua \
+	tools/model_plot.py tools/timeline_png.py)
+INSTALL_DOC_FILES = README.md LICENSE $(wildcard docs/*.md)
+.PHONY: install
+install: $(B)/gbvp
+	$(Q)[ -n "$(PREFIX)" ] || { echo "make install: PREFIX is empty"; exit 2; }
+	$(Q)d="$(DESTDIR)$(PREFIX)"; \
+	install -d "$$d/bin" "$$d/share/gbvp/scripts" "$$d/share/doc/gbvp/docs" && \
+	install -m 755 $(B)/gbvp "$$d/bin/gbvp" && \
+	install -m 755 scripts/*.sh "$$d/share/gbvp/scripts/" && \
+	for f in $(INSTALL_DATA_FILES); do \
+		install -D -m $$([ -x "$$f" ] && echo 755 || echo 644) "$$f" "$$d/share/gbvp/$$f" || exit 1; \
+	done && \
+	for f in $(INSTALL_DOC_FILES); do \
+		install -D -m 644 "$$f" "$$d/share/doc/gbvp/$$f" || exit 1; \
+	done && \
+	echo "installed $$d/bin/gbvp, its data in $$d/share/gbvp, docs in $$d/share/doc/gbvp"
+
 # The Wireshark dissector on made-up captures, and on captures of every scenario.
 .PHONY: wireshark-check
 wireshark-check: all
 	$(Q)tests/wireshark/dissector_test.sh
 	$(Q)tests/wireshark/capture_test.sh
 
-test: unit docs-check scenarios wireshark-check integration
+# `gbvp model --sweep` and `--plot`: bad sweeps refused, rows in configuration order for any
+# -j, a file's parameters set, the figures holding the table's series.
+.PHONY: model-check
+model-check: $(B)/gbvp
+	$(Q)GBVP=$(B)/gbvp tests/model/sweep_test.sh
+
+# The figures of docs/performance-model.md (docs/figures/), drawn by `gbvp model --plot`
+# from two sweeps into $(B)/plots/; the SVG files docs/ shows are copied from there.
+.PHONY: plots
+plots: $(B)/gbvp
+	$(Q)rm -rf $(B)/plots && mkdir -p $(B)/plots
+	$(Q)$(B)/gbvp model --switch --sweep gear=HS-G1B,HS-G2B,HS-G3B,HS-G4B --sweep lanes=1,2 \
+		--sweep size=8..8192x4 --duration 1ms -j2 --quiet --plot $(B)/plots/goodput
+	$(Q)$(B)/gbvp model docs/figures/incast.txt --sweep rate=2Gb/s,4.5Gb/s,6Gb/s -j2 --quiet \
+		--plot $(B)/plots/incast
+	$(Q)cp $(B)/plots/goodput/goodput_vs_size.svg docs/figures/
+	$(Q)cp $(B)/plots/incast/latency_cdf.svg $(B)/plots/incast/queue_depth.svg docs/figures/
+	@echo "plots: docs/figures/goodput_vs_size.svg latency_cdf.svg queue_depth.svg"
+
+test: unit docs-check model-check scenarios wireshark-check integration
 
 clean:
 	rm -rf build

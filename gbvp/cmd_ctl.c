@@ -4,8 +4,10 @@
 // events and prints them as they come.
 #include "gbvp/cmd_ctl.h"
 #include "gbvp/ctl/ctl_server.h"
+#include "gbvp/paths.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
@@ -26,7 +28,9 @@ static void usage(FILE *out)
             "VALUEs that look like integers, true/false/null or JSON arrays are sent as\n"
             "such, anything else as a string. Prints the reply; exit status 0 when it says\n"
             "ok, 1 when not, 2 on bad usage or when the socket cannot be reached.\n\n"
-            "  --socket PATH  control socket (default $GBVP_CONTROL or gbvp-control.sock)\n"
+            "  --socket PATH  control socket (default $GBVP_CONTROL, else the one running\n"
+            "                 simulator's under $XDG_RUNTIME_DIR/gbvp or /tmp/gbvp-UID;\n"
+            "                 with several running, they are listed and one must be named)\n"
             "  --timeout S    seconds to wait for the reply (default 30; watch: 0 = forever)\n"
             "  --count N      watch: stop after N events\n\n"
             "examples: gbvp ctl insert slot=0 module=sensor\n"
@@ -115,6 +119,78 @@ static int connect_socket(const char *path)
     return fd;
 }
 
+/* A connection to the socket at path when something serves it, else -1; pid: who. */
+static int probe(const char *path, pid_t *pid)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof sa.sun_path)
+        return -1;
+    memcpy(sa.sun_path, path, strlen(path));
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    struct ucred who = { 0 };
+    socklen_t len = sizeof who;
+    *pid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &who, &len) == 0 ? who.pid : 0;
+    return fd;
+}
+
+/* No socket named: the one simulator running with its default control socket (gbvp sim,
+ * gbvp run). Returns a connection to it with its path in `path`, or -1 after saying why:
+ * none runs, or several do and the user must choose. Sockets left by killed simulators
+ * answer nothing and are passed over. */
+static int find_instance(char *path, size_t len)
+{
+    char **socks, base[PATH_MAX], err[PATH_MAX + 128];
+    long n = sim_paths_instance_sockets("control.sock", &socks, base, sizeof base, err,
+                                        sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "gbvp ctl: no --socket given and %s\n", err);
+        return -1;
+    }
+    int fd = -1, live = 0;
+    pid_t pids[64];
+    char *names[64];
+    for (long i = 0; i < n; i++) {
+        pid_t pid;
+        int f = probe(socks[i], &pid);
+        if (f < 0)
+            continue;
+        if (live < 64) {
+            pids[live] = pid;
+            names[live] = socks[i];
+        }
+        live++;
+        if (fd >= 0)
+            close(f);
+        else
+            fd = f;
+    }
+    if (live == 1)
+        snprintf(path, len, "%s", names[0]);
+    if (live == 0)
+        fprintf(stderr, "gbvp ctl: no running simulator found (no live */control.sock in "
+                "%s); start one with gbvp sim or gbvp run, or give --socket PATH\n", base);
+    if (live > 1) {
+        fprintf(stderr, "gbvp ctl: %d simulators are running; name one with --socket:\n",
+                live);
+        for (int i = 0; i < live && i < 64; i++)
+            fprintf(stderr, "  gbvp ctl --socket %s ...   (pid %d)\n", names[i],
+                    (int)pids[i]);
+    }
+    for (long i = 0; i < n; i++)
+        free(socks[i]);
+    free(socks);
+    if (live != 1 && fd >= 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 static int send_line(int fd, const char *s)
 {
     size_t n = strlen(s);
@@ -186,8 +262,8 @@ int cmd_ctl_main(int argc, char **argv)
     unsigned timeout = 30, count = 0;
     bool timeout_given = false;
     int i = 1;
-    if (!path || !*path)
-        path = "gbvp-control.sock";
+    if (path && !*path)
+        path = NULL;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -258,7 +334,10 @@ int cmd_ctl_main(int argc, char **argv)
     }
     if (!req)
         return 2;
-    int fd = connect_socket(path);
+    char found[PATH_MAX];
+    int fd = path ? connect_socket(path) : find_instance(found, sizeof found);
+    if (!path)
+        path = found;
     if (fd < 0) {
         free(req);
         return 2;

@@ -3,10 +3,17 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "gbvp/model/model_desc.h"
+#include "gbvp/model/model_flags.h"
 #include "gbvp/model/model_msg.h"
 #include "gbvp/model/model_net.h"
+#include "gbvp/model/model_parallel.h"
+#include "gbvp/model/model_plot.h"
+#include "gbvp/model/model_sweep.h"
+#include "gbvp/model/model_table.h"
 #include "gbvp/model/model_topo.h"
 
 static void usage(FILE *out)
@@ -24,6 +31,14 @@ static void usage(FILE *out)
             "  --timing LEVEL    frame (default): every frame, AFC, credit and replay; message:\n"
             "                    one event per message, much faster; saturate, cbr, poisson\n"
             "                    and rr flows with e2efc=off, no faults (as gbvp sim --timing)\n"
+            "  --sweep NAME=V1,V2,...  run every combination of the values (repeatable); NAME\n"
+            "                    is a flag below (gear, lanes, traffic, size, rate, ber),\n"
+            "                    duration, timing, or a key of the file's statements: KEY,\n"
+            "                    KIND.KEY, KINDn.KEY (link2.gear) or NAME.KEY (S.mode); a value\n"
+            "                    may be a range: 1..4, 256..2048+256, 64..4096x2, HS-G1A..HS-G4B.\n"
+            "                    --csv and --json then write one row per configuration\n"
+            "  -j N, --jobs N    run the configurations on N processes (default 1)\n"
+            "  --plot DIR        draw the table as SVG figures into DIR (matplotlib)\n"
             "flags without FILE:\n"
             "  --gear G          HS-G1A..HS-G4B or PWM-G1..PWM-G7 (default HS-G3B)\n"
             "  --lanes N         1..4 (default 2)\n"
@@ -57,124 +72,213 @@ static void w_json(const void *m, FILE *f) { model_write_json(m, f); }
 static void w_csv(const void *m, FILE *f) { model_write_csv(m, f); }
 static void w_series(const void *m, FILE *f) { model_write_series_csv(m, f); }
 
-int cmd_model_main(int argc, char **argv)
+static void w_table_json(const void *t, FILE *f) { model_table_json(t, f); }
+static void w_table_csv(const void *t, FILE *f) { model_table_csv(t, f); }
+
+typedef struct outputs {
+    const char *json, *csv, *series, *plot;
+    bool quiet;
+} outputs;
+
+/* One run, as before sweeps: the summary, --json, --csv and --series of the model. */
+static int run_one(const model_desc *d, sim_time duration, bool message_level, const outputs *o)
 {
-    const char *file = NULL, *json = NULL, *csv = NULL, *series = NULL;
-    const char *gear = "HS-G3B", *lanes = "2", *kind = "saturate", *size = "2048";
-    const char *rate = NULL, *ber = "0";
-    bool with_switch = false, quiet = false, message_level = false;
-    sim_time duration = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **target = NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--switch")) {
-            with_switch = true;
-            continue;
-        } else if (!strcmp(a, "--quiet")) {
-            quiet = true;
-            continue;
-        } else if (!strcmp(a, "--timing")) {
-            const char *v = i + 1 < argc ? argv[++i] : "";
-            if (strcmp(v, "frame") && strcmp(v, "message")) {
-                fprintf(stderr, "gbvp model: --timing takes frame or message, not '%s'\n", v);
-                return 2;
-            }
-            message_level = !strcmp(v, "message");
-            continue;
-        } else if (!strcmp(a, "--fast")) {
-            fprintf(stderr, "gbvp model: --fast is now --timing message\n");
-            return 2;
-        } else if (!strcmp(a, "--duration")) {
-            if (i + 1 >= argc || model_parse_time(argv[++i], &duration) || !duration) {
-                fprintf(stderr, "gbvp model: --duration needs a time such as 10ms\n");
-                return 2;
-            }
-            continue;
-        }
-        if (!strcmp(a, "--json")) target = &json;
-        else if (!strcmp(a, "--csv")) target = &csv;
-        else if (!strcmp(a, "--series")) target = &series;
-        else if (!strcmp(a, "--gear")) target = &gear;
-        else if (!strcmp(a, "--lanes")) target = &lanes;
-        else if (!strcmp(a, "--traffic")) target = &kind;
-        else if (!strcmp(a, "--size")) target = &size;
-        else if (!strcmp(a, "--rate")) target = &rate;
-        else if (!strcmp(a, "--ber")) target = &ber;
-        if (target) {
-            if (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2)) {
-                fprintf(stderr, "gbvp model: %s needs a value%s%s%s\n", a,
-                        i + 1 < argc ? " (got the option " : "", i + 1 < argc ? argv[i + 1] : "",
-                        i + 1 < argc ? ")" : "");
-                return 2;
-            }
-            *target = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "gbvp model: unknown option '%s' (try --help)\n", a);
-            return 2;
-        } else if (file) {
-            fprintf(stderr, "gbvp model: one topology file only ('%s' and '%s')\n", file, a);
-            return 2;
-        } else {
-            file = a;
-        }
-    }
     model *m = model_new();
     if (!m) {
         fprintf(stderr, "gbvp model: out of memory\n");
         return 1;
     }
-    char err[512];
-    int rc = 0;
-    if (file) {
-        rc = model_parse_file(m, file, err, sizeof err);
-    } else {
-        char lines[4][512];
-        snprintf(lines[0], sizeof lines[0], "node A dev=2");
-        snprintf(lines[1], sizeof lines[1], "node B dev=3");
-        if (with_switch)
-            snprintf(lines[2], sizeof lines[2],
-                     "switch S ports=15\nlink A S:0 gear=%s lanes=%s ber=%s", gear, lanes, ber);
-        else
-            snprintf(lines[2], sizeof lines[2], "link A B gear=%s lanes=%s ber=%s", gear, lanes,
-                     ber);
-        snprintf(lines[3], sizeof lines[3], "traffic A B kind=%s size=%s%s%s e2efc=off", kind,
-                 size, rate ? " rate=" : "", rate ? rate : "");
-        for (int i = 0; i < 4 && !rc; i++) {
-            char *save = NULL;
-            for (char *l = strtok_r(lines[i], "\n", &save); l && !rc; l = strtok_r(NULL, "\n", &save))
-                rc = model_parse_line(m, l, "flags", err, sizeof err);
-        }
-        if (!rc && with_switch) {
-            char l[200];
-            snprintf(l, sizeof l, "link S:1 B gear=%s lanes=%s ber=%s", gear, lanes, ber);
-            rc = model_parse_line(m, l, "flags", err, sizeof err);
-        }
-        if (!duration)
-            duration = SIM_MS(10);
-    }
+    char err[1024];
+    int rc = model_desc_parse(d, m, NULL, NULL, 0, err, sizeof err);
     if (!rc) {
         if (!duration)
             duration = model_duration(m);
         rc = message_level ? model_run_message(m, duration, err, sizeof err)
-                  : model_run(m, duration, err, sizeof err);
+                           : model_run(m, duration, err, sizeof err);
     }
     if (rc) {
         fprintf(stderr, "gbvp model: %s\n", err);
         model_free(m);
         return 1;
     }
-    if (!quiet)
+    if (!o->quiet)
         model_print_summary(m, stdout);
     int out = 0;
-    if (json && write_to(json, w_json, m))
+    if (o->json && write_to(o->json, w_json, m))
         out = 1;
-    if (csv && write_to(csv, w_csv, m))
+    if (o->csv && write_to(o->csv, w_csv, m))
         out = 1;
-    if (series && write_to(series, w_series, m))
+    if (o->series && write_to(o->series, w_series, m))
         out = 1;
     model_free(m);
     return out;
+}
+
+/* A sweep (or one run to plot): the table and its figures. */
+static int run_table(const model_table_cfg *c, const outputs *o)
+{
+    char err[1024];
+    if (model_table_check(c, err, sizeof err)) {
+        fprintf(stderr, "gbvp model: %s\n", err);
+        return 2;
+    }
+    model_table *t = model_table_run(c, err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "gbvp model: %s\n", err);
+        return 1;
+    }
+    if (!o->quiet)
+        model_table_text(t, stdout);
+    int out = 0;
+    if (o->json && write_to(o->json, w_table_json, t))
+        out = 1;
+    if (o->csv && write_to(o->csv, w_table_csv, t))
+        out = 1;
+    if (o->plot && model_plot(t, o->plot, err, sizeof err)) {
+        fprintf(stderr, "gbvp model: %s\n", err);
+        out = 1;
+    }
+    model_table_free(t);
+    return out;
+}
+
+static int parse_jobs(const char *v, unsigned *jobs)
+{
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(v, &end, 10);
+    if (errno || end == v || *end || n < 1 || n > MODEL_PARALLEL_MAX || *v == '-') {
+        fprintf(stderr, "gbvp model: -j needs a number of processes 1..%d (got '%s')\n",
+                MODEL_PARALLEL_MAX, v);
+        return -1;
+    }
+    *jobs = (unsigned)n;
+    return 0;
+}
+
+int cmd_model_main(int argc, char **argv)
+{
+    const char *file = NULL, *json = NULL, *csv = NULL, *series = NULL, *plot = NULL;
+    model_flags fl = model_flags_default();
+    const char *gear = fl.gear, *lanes = fl.lanes, *kind = fl.kind, *size = fl.size;
+    const char *rate = NULL, *ber = fl.ber;
+    bool with_switch = false, quiet = false, message_level = false;
+    sim_time duration = 0;
+    unsigned jobs = 1;
+    model_sweep *sweep = model_sweep_new();
+    if (!sweep) {
+        fprintf(stderr, "gbvp model: out of memory\n");
+        return 1;
+    }
+    int rc = -1; /* -1: parsing; then the exit status */
+    for (int i = 1; i < argc && rc < 0; i++) {
+        const char *a = argv[i];
+        const char **target = NULL;
+        char err[512];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            rc = 0;
+        } else if (!strcmp(a, "--switch")) {
+            with_switch = true;
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = true;
+        } else if (!strcmp(a, "--timing")) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            if (strcmp(v, "frame") && strcmp(v, "message")) {
+                fprintf(stderr, "gbvp model: --timing takes frame or message, not '%s'\n", v);
+                rc = 2;
+            }
+            message_level = !strcmp(v, "message");
+        } else if (!strcmp(a, "--fast")) {
+            fprintf(stderr, "gbvp model: --fast is now --timing message\n");
+            rc = 2;
+        } else if (!strcmp(a, "--duration")) {
+            if (i + 1 >= argc || model_parse_time(argv[++i], &duration) || !duration) {
+                fprintf(stderr, "gbvp model: --duration needs a time such as 10ms\n");
+                rc = 2;
+            }
+        } else if (!strcmp(a, "--sweep")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gbvp model: --sweep needs NAME=V1,V2,...\n");
+                rc = 2;
+            } else if (model_sweep_add(sweep, argv[++i], err, sizeof err)) {
+                fprintf(stderr, "gbvp model: %s\n", err);
+                rc = 2;
+            }
+        } else if (!strncmp(a, "-j", 2) && a[2]) {
+            if (parse_jobs(a + 2, &jobs))
+                rc = 2;
+        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+            if (parse_jobs(i + 1 < argc ? argv[++i] : "", &jobs))
+                rc = 2;
+        } else {
+            if (!strcmp(a, "--json")) target = &json;
+            else if (!strcmp(a, "--csv")) target = &csv;
+            else if (!strcmp(a, "--series")) target = &series;
+            else if (!strcmp(a, "--plot")) target = &plot;
+            else if (!strcmp(a, "--gear")) target = &gear;
+            else if (!strcmp(a, "--lanes")) target = &lanes;
+            else if (!strcmp(a, "--traffic")) target = &kind;
+            else if (!strcmp(a, "--size")) target = &size;
+            else if (!strcmp(a, "--rate")) target = &rate;
+            else if (!strcmp(a, "--ber")) target = &ber;
+            if (target) {
+                if (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2)) {
+                    fprintf(stderr, "gbvp model: %s needs a value%s%s%s\n", a,
+                            i + 1 < argc ? " (got the option " : "", i + 1 < argc ? argv[i + 1] : "",
+                            i + 1 < argc ? ")" : "");
+                    rc = 2;
+                } else {
+                    *target = argv[++i];
+                }
+            } else if (a[0] == '-' && a[1]) {
+                fprintf(stderr, "gbvp model: unknown option '%s' (try --help)\n", a);
+                rc = 2;
+            } else if (file) {
+                fprintf(stderr, "gbvp model: one topology file only ('%s' and '%s')\n", file, a);
+                rc = 2;
+            } else {
+                file = a;
+            }
+        }
+    }
+    bool table = model_sweep_axes(sweep) || plot;
+    if (rc < 0 && table && series) {
+        fprintf(stderr, "gbvp model: --series writes one run's queue depth; with --sweep or "
+                "--plot every row of --json has its switches' depth_series\n");
+        rc = 2;
+    }
+    model_desc *d = NULL;
+    if (rc < 0) {
+        if (file) {
+            char err[512];
+            if (!(d = model_desc_new(file))) {
+                fprintf(stderr, "gbvp model: out of memory\n");
+                rc = 1;
+            } else if (model_desc_read_file(d, file, err, sizeof err)) {
+                fprintf(stderr, "gbvp model: %s\n", err);
+                rc = 1;
+            }
+        } else {
+            fl = (model_flags){ .gear = gear, .lanes = lanes, .kind = kind, .size = size,
+                                .rate = rate, .ber = ber, .with_switch = with_switch };
+            if (!(d = model_flags_desc(&fl))) {
+                fprintf(stderr, "gbvp model: out of memory, or a flag's value is too long\n");
+                rc = 1;
+            }
+            if (!duration)
+                duration = SIM_MS(10);
+        }
+    }
+    outputs o = { .json = json, .csv = csv, .series = series, .plot = plot, .quiet = quiet };
+    if (rc < 0 && table) {
+        model_table_cfg c = { .desc = d, .sweep = sweep, .duration = duration,
+                              .message_level = message_level, .workers = jobs };
+        rc = run_table(&c, &o);
+    } else if (rc < 0) {
+        rc = run_one(d, duration, message_level, &o);
+    }
+    model_desc_free(d);
+    model_sweep_free(sweep);
+    return rc;
 }

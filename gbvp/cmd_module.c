@@ -3,9 +3,12 @@
 // interface's CPorts run.
 #include "gbvp/cmd_module.h"
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gbvp/paths.h"
 #include "virtual-modules/vm_module.h"
 
 static void usage(FILE *out)
@@ -18,7 +21,9 @@ static void usage(FILE *out)
             "check  load each entry (manifest and behaviour, as an insertion would) and\n"
             "       print its interfaces' CPorts and backends, or the first error\n"
             "\n"
-            "--catalog DIR  catalog directory (default: virtual-modules/catalog)\n"
+            "--catalog DIR  catalog directory (default: DATA/virtual-modules/catalog, where\n"
+            "               DATA is $GBVP_DATADIR, PREFIX/share/gbvp for an installed gbvp,\n"
+            "               or the source tree of a built one)\n"
             "exit status: 0 success, 1 an entry does not load, 2 bad usage.\n");
 }
 
@@ -82,7 +87,7 @@ static int check(const char *dir, char **names, int count, FILE *out, FILE *err)
 
 int cmd_module_run(int argc, char **argv, FILE *out, FILE *err)
 {
-    const char *dir = "virtual-modules/catalog";
+    const char *dir = NULL;
     int i = 1;
     while (i < argc && argv[i][0] == '-') {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -98,12 +103,23 @@ int cmd_module_run(int argc, char **argv, FILE *out, FILE *err)
         usage(err);
         return 2;
     }
-    if (i < argc && !strcmp(argv[i], "list") && i + 1 == argc)
+    bool list_cmd = i < argc && !strcmp(argv[i], "list") && i + 1 == argc;
+    bool check_cmd = i < argc && !strcmp(argv[i], "check") && i + 1 < argc;
+    if (!list_cmd && !check_cmd) {
+        usage(err);
+        return 2;
+    }
+    char catalog[PATH_MAX], why[PATH_MAX + 256];
+    if (!dir) {
+        if (sim_paths_catalog(catalog, sizeof catalog, why, sizeof why)) {
+            fprintf(err, "gbvp module: no module catalog: %s (or give --catalog DIR)\n", why);
+            return 2;
+        }
+        dir = catalog;
+    }
+    if (list_cmd)
         return list(dir, out, err);
-    if (i < argc && !strcmp(argv[i], "check") && i + 1 < argc)
-        return check(dir, argv + i + 1, argc - i - 1, out, err);
-    usage(err);
-    return 2;
+    return check(dir, argv + i + 1, argc - i - 1, out, err);
 }
 
 int cmd_module_main(int argc, char **argv)

@@ -7,6 +7,7 @@
 // `gbvp ctl` works on the running demo.
 #include "gbvp/cmd_run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,8 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gbvp/paths.h"
 #include "gbvp/scenario/scenario.h"
 #include "gbvp/target/target_remote.h"
+
+#define MAX_SET 64
 
 /* Signal handlers may only touch these: the children to stop at once (which ends any wait
  * on the control socket or the agent) and the flag the main flow checks between steps.
@@ -44,47 +48,72 @@ static void on_signal(int sig)
 
 typedef struct run_opts {
     const char *scenario, *control, *qemu, *kernel, *initrd, *pcap, *trace;
+    const char *tap, *junit;  /* --tap, --junit: the scenario's reports, for gbvp test */
+    const char *set[MAX_SET]; /* --set NAME=VALUE, for gbvp.arg */
+    size_t nset;
+    uint64_t seed;
+    unsigned timeout_s;
+    const char *sim_wrapper; /* --sim-wrapper: words run before `gbvp sim` (valgrind ...) */
     bool kvm, keep_running, pcap_frames;
 } run_opts;
 
 typedef struct run_ctx {
     run_opts o;
     struct timespec t0;
-    char repo[PATH_MAX], self[PATH_MAX], dir[64], scenario[PATH_MAX + 32];
-    char link[128], agent_sock[128], sim_log[128], control[PATH_MAX];
+    char repo[PATH_MAX], self[PATH_MAX], dir[PATH_MAX], scenario[PATH_MAX + 32];
+    char link[PATH_MAX + 16], agent_sock[PATH_MAX + 16], sim_log[PATH_MAX + 16];
+    char control[PATH_MAX + 16];
     char qemu[PATH_MAX], kernel[PATH_MAX], initrd[PATH_MAX];
     pid_t child, qemu_pid;
+    bool sim_failed; /* under --sim-wrapper: it did not exit 0 when stopped */
     bool at_line_start; /* of the timestamped TAP stream */
+    FILE *tap_copy;     /* --tap: the same TAP without timestamps */
 } run_ctx;
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: gbvp run [--scenario FILE] [--control PATH] [--pcap FILE [--pcap-frames]]\n"
-            "                [--trace FILE]\n"
+            "                [--trace FILE] [--tap FILE] [--junit FILE] [--seed N]\n"
+            "                [--set NAME=VALUE]... [--timeout S]\n"
             "                [--kvm] [--keep-running] [--qemu PATH] [--kernel PATH]\n"
-            "                [--initrd PATH]\n\n"
+            "                [--initrd PATH] [--sim-wrapper 'COMMAND ARGS']\n\n"
             "Builds QEMU and the guest when needed, starts the simulator (gbvp sim) and QEMU\n"
             "(TCG), boots the Linux 6.1 guest against the emulated ES2 bridge and runs a\n"
             "scenario through the simulator's control socket and the guest agent: by default\n"
             "scenarios/demo.lua, which inserts seven catalog modules, uses each from inside the\n"
             "guest and removes them. Exit status 0 when the scenario passed.\n\n"
-            "  --scenario FILE  the Lua scenario to run (default scenarios/demo.lua)\n"
+            "  --scenario FILE  the Lua scenario to run: a path, or the name of one in\n"
+            "                   DATA/scenarios/ (default DATA/scenarios/demo.lua)\n"
             "  --control PATH   the simulator's control socket (default RUNDIR/control.sock);\n"
             "                   named at start: gbvp ctl --socket PATH works while it runs\n"
+            "                   (and plain gbvp ctl finds the default one)\n"
             "  --pcap FILE      capture every Greybus message as pcapng for Wireshark\n"
             "                   (docs/tracing.md)\n"
             "  --pcap-frames    the capture holds every UniPro data-link frame too\n"
             "  --trace FILE     write a timeline (trace-event JSON for ui.perfetto.dev)\n"
+            "  --tap FILE       the scenario's TAP into FILE as well (without timestamps)\n"
+            "  --junit FILE     the scenario's results as JUnit XML\n"
+            "  --seed N         seed of gbvp.random (default 1)\n"
+            "  --set NAME=VALUE a value the scenario reads with gbvp.arg(NAME, default)\n"
+            "  --timeout S      the scenario's wall-clock limit (default 1800)\n"
             "  --kvm            use KVM instead of TCG\n"
             "  --keep-running   leave the guest and the simulator up afterwards, for gbvp ctl\n"
             "                   and gbvp agent; Ctrl-C stops both\n"
             "  --qemu PATH      QEMU binary with -device greybus-es2 (default: scripts/build-qemu.sh's)\n"
             "  --kernel PATH    guest kernel (default: scripts/build-guest.sh's)\n"
             "  --initrd PATH    guest initramfs with gbvp-agent (default: build-guest.sh's)\n"
+            "  --sim-wrapper 'COMMAND ARGS'\n"
+            "                   run the simulator under COMMAND (words split at spaces, no\n"
+            "                   quoting), e.g. 'valgrind --error-exitcode=99 --leak-check=full';\n"
+            "                   the run fails when the simulator does not exit 0 when stopped\n"
             "  --help           this text\n\n"
-            "Logs (console.log, sim.log, qemu.log) go to a /tmp/gbvp-run.* directory, kept on\n"
-            "failure. docs/running.md has the details.\n");
+            "RUNDIR, this run's own folder, holds the sockets and the logs (console.log,\n"
+            "sim.log, qemu.log): $XDG_RUNTIME_DIR/gbvp/run-PID.XXXXXX, else\n"
+            "/tmp/gbvp-UID/run-PID.XXXXXX; removed after a passed run, kept otherwise.\n"
+            "DATA, gbvp's data folder (scripts, scenarios, the catalog, the guest's sources):\n"
+            "$GBVP_DATADIR, PREFIX/share/gbvp for an installed gbvp, or the source tree of a\n"
+            "built one. docs/running.md has the details.\n");
 }
 
 static double elapsed(const run_ctx *r)
@@ -175,29 +204,20 @@ static bool line_value(const char *text, const char *key, char *out, size_t cap)
     return false;
 }
 
-/* The repository: the current directory, or the executable's directory or one of its
- * parents (build/gbvp, build/asan/gbvp), whichever holds scripts/run-guest.sh. */
-static bool has_scripts(const char *dir)
+/* gbvp's data folder (paths.h: found from this program's own place, never the current
+ * directory), which must hold the scripts that build and boot the guest. */
+static bool find_data(run_ctx *r, char *err, size_t errlen)
 {
-    char path[PATH_MAX];
-    int n = snprintf(path, sizeof path, "%s/scripts/run-guest.sh", dir);
-    return n > 0 && n < (int)sizeof path && access(path, X_OK) == 0;
-}
-
-static bool find_repo(run_ctx *r)
-{
-    if (getcwd(r->repo, sizeof r->repo) && has_scripts(r->repo))
-        return true;
-    memcpy(r->repo, r->self, sizeof r->repo);
-    for (int up = 0; up < 4; up++) {
-        char *s = strrchr(r->repo, '/');
-        if (!s || s == r->repo)
-            return false;
-        *s = 0;
-        if (has_scripts(r->repo))
-            return true;
+    if (sim_paths_data_dir(r->repo, sizeof r->repo, err, errlen))
+        return false;
+    char script[PATH_MAX + 32];
+    snprintf(script, sizeof script, "%s/scripts/run-guest.sh", r->repo);
+    if (access(script, X_OK)) {
+        snprintf(err, errlen, "%s: %s (the scripts of gbvp's data folder; reinstall gbvp or "
+                 "set GBVP_DATADIR)", script, strerror(errno));
+        return false;
     }
-    return false;
+    return true;
 }
 
 /* --- building -------------------------------------------------------------------------- */
@@ -283,9 +303,17 @@ static bool start_sim(run_ctx *r)
             close(log);
         return false;
     }
-    char *argv[] = { r->self, "sim", "--link", r->link, "--slots", "8", "--control",
-                     r->control, NULL, NULL, NULL, NULL, NULL, NULL };
-    int n = 8;
+    /* --sim-wrapper's words first (split at spaces), then gbvp sim and its options */
+    char words[1024], *argv[48];
+    int n = 0;
+    snprintf(words, sizeof words, "%s", r->o.sim_wrapper ? r->o.sim_wrapper : "");
+    for (char *save = NULL, *w = strtok_r(words, " \t", &save); w && n < 32;
+         w = strtok_r(NULL, " \t", &save))
+        argv[n++] = w;
+    const char *sim_argv[] = { r->self, "sim", "--link", r->link, "--slots", "8", "--control",
+                               r->control };
+    for (size_t i = 0; i < sizeof sim_argv / sizeof sim_argv[0]; i++)
+        argv[n++] = (char *)sim_argv[i];
     if (r->o.pcap) {
         argv[n++] = "--pcap";
         argv[n++] = (char *)r->o.pcap;
@@ -296,7 +324,9 @@ static bool start_sim(run_ctx *r)
     }
     if (r->o.pcap_frames)
         argv[n++] = "--pcap-frames";
-    say(r, "simulator: gbvp sim --link %s --slots 8 --control %s (log %s)", r->link,
+    argv[n] = NULL;
+    say(r, "simulator: %s%sgbvp sim --link %s --slots 8 --control %s (log %s)",
+        r->o.sim_wrapper ? r->o.sim_wrapper : "", r->o.sim_wrapper ? " " : "", r->link,
         r->control, r->sim_log);
     r->child = spawn(argv, devnull, log, log, true);
     close(devnull);
@@ -304,7 +334,8 @@ static bool start_sim(run_ctx *r)
     if (r->child < 0)
         return false;
     child_pid_sig = r->child;
-    for (int i = 0; i < 400 && !stop_requested; i++) {
+    /* 10 s; 120 s under a wrapper (valgrind starts 20-50 times slower) */
+    for (int i = 0; i < (r->o.sim_wrapper ? 4800 : 400) && !stop_requested; i++) {
         if (is_socket(r->control) && is_socket(r->link))
             return true;
         if (waitpid(r->child, NULL, WNOHANG) == r->child) {
@@ -321,7 +352,7 @@ static bool start_sim(run_ctx *r)
 
 static bool start_qemu(run_ctx *r)
 {
-    char script[PATH_MAX + 32], dev[200], out[2048];
+    char script[PATH_MAX + 32], dev[PATH_MAX + 64], out[2048];
     snprintf(script, sizeof script, "%s/scripts/run-guest.sh", r->repo);
     snprintf(dev, sizeof dev, "greybus-es2,link=%s", r->link);
     /* Without --qemu, run-guest.sh finds build-qemu.sh's binary itself and adds the
@@ -364,14 +395,23 @@ static void stop_all(run_ctx *r)
         qemu_pid_sig = 0;
     }
     if (r->child > 0) {
-        kill(r->child, SIGTERM);
+        /* a wrapper (--sim-wrapper) may be a script: the whole group, spawn() made one */
+        kill(r->o.sim_wrapper ? -r->child : r->child, SIGTERM);
         struct rusage ru;
         pid_t got = 0;
-        for (int i = 0; i < 30 && (got = wait4(r->child, NULL, WNOHANG, &ru)) == 0; i++)
+        int st = 0, limit = r->o.sim_wrapper ? 1200 : 30; /* valgrind's leak check takes time */
+        for (int i = 0; i < limit && (got = wait4(r->child, &st, WNOHANG, &ru)) == 0; i++)
             usleep(100000);
         if (got == 0) {
-            kill(r->child, SIGKILL);
-            got = wait4(r->child, NULL, 0, &ru);
+            kill(r->o.sim_wrapper ? -r->child : r->child, SIGKILL);
+            got = wait4(r->child, &st, 0, &ru);
+        }
+        /* under --sim-wrapper the wrapper's verdict counts (valgrind --error-exitcode) */
+        if (r->o.sim_wrapper && got == r->child && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+            say(r, "the simulator under '%s' %s %d (its log: %s)", r->o.sim_wrapper,
+                WIFEXITED(st) ? "exited with status" : "was killed by signal",
+                WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), r->sim_log);
+            r->sim_failed = true;
         }
         if (got == r->child) /* what the simulator cost, for comparing runs (docs/tracing.md) */
             say(r, "simulator: %.3f s of CPU (user %.3f, system %.3f)",
@@ -390,6 +430,8 @@ static void stop_all(run_ctx *r)
 static ssize_t tap_write(void *cookie, const char *buf, size_t len)
 {
     run_ctx *r = cookie;
+    if (r->tap_copy)
+        fwrite(buf, 1, len, r->tap_copy);
     for (size_t i = 0; i < len; i++) {
         if (r->at_line_start)
             printf("[%8.3f] ", elapsed(r));
@@ -416,7 +458,8 @@ static bool run_scenario(run_ctx *r, double qemu_start)
     bool ok = false;
     if (tap) {
         setvbuf(tap, NULL, _IOLBF, 0);
-        sim_scenario_config cfg = { .seed = 1, .timeout_s = 1800, .tap = tap };
+        sim_scenario_config cfg = { .seed = r->o.seed, .timeout_s = r->o.timeout_s,
+                                    .tap = tap, .args = r->o.set, .nargs = r->o.nset };
         sim_scenario *sc = sim_scenario_new(&cfg, sim_remote_target(remote), err, sizeof err);
         if (sc) {
             say(r, "scenario %s", r->scenario);
@@ -424,6 +467,24 @@ static bool run_scenario(run_ctx *r, double qemu_start)
             fflush(tap);
             say(r, "scenario %s: %u passed, %u failed%s", r->scenario,
                 sim_scenario_passed(sc), sim_scenario_failed(sc), ok ? "" : " -- FAILED");
+            /* the reason in the words of gbvp scenario, which gbvp test quotes */
+            if (sim_scenario_error(sc))
+                say(r, "gbvp run: %s: error: %s", r->scenario, sim_scenario_error(sc));
+            else if (!ok && sim_scenario_first_failure(sc))
+                say(r, "gbvp run: %s: failed: %s", r->scenario, sim_scenario_first_failure(sc));
+            if (r->o.junit) {
+                const char *b = strrchr(r->scenario, '/');
+                char suite[PATH_MAX + 32];
+                snprintf(suite, sizeof suite, "%s", b ? b + 1 : r->scenario);
+                size_t sl = strlen(suite);
+                if (sl > 4 && !strcmp(suite + sl - 4, ".lua"))
+                    suite[sl - 4] = 0;
+                int jr = sim_scenario_write_junit(sc, r->o.junit, suite);
+                if (jr) {
+                    say(r, "cannot write %s: %s", r->o.junit, strerror(-jr));
+                    ok = false;
+                }
+            }
             sim_scenario_free(sc);
         } else {
             say(r, "%s", err);
@@ -449,8 +510,39 @@ static void keep_running(run_ctx *r)
         say(r, "%s ended", pid_alive(r->qemu_pid) ? "the simulator" : "QEMU");
 }
 
+/* --seed N, --timeout S, --set NAME=VALUE. */
+static int parse_number_or_set(const char *a, const char *v, run_opts *o)
+{
+    if (!strcmp(a, "--set")) {
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v || o->nset == MAX_SET) {
+            fprintf(stderr, "gbvp run: --set %s: want NAME=VALUE (at most %d)\n", v, MAX_SET);
+            return -1;
+        }
+        o->set[o->nset++] = v;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    bool seed = !strcmp(a, "--seed");
+    if (errno || end == v || *end || v[0] == '-' || n > (seed ? INT64_MAX : 86400) ||
+        (!seed && n == 0)) {
+        fprintf(stderr, "gbvp run: %s %s: want %s\n", a, v,
+                seed ? "a number 0..2^63-1" : "seconds, 1..86400");
+        return -1;
+    }
+    if (seed)
+        o->seed = n;
+    else
+        o->timeout_s = (unsigned)n;
+    return 0;
+}
+
 static int parse(int argc, char **argv, run_opts *o)
 {
+    o->seed = 1;
+    o->timeout_s = 1800;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **slot = NULL;
@@ -477,6 +569,19 @@ static int parse(int argc, char **argv, run_opts *o)
             slot = &o->kernel;
         } else if (!strcmp(a, "--initrd")) {
             slot = &o->initrd;
+        } else if (!strcmp(a, "--tap")) {
+            slot = &o->tap;
+        } else if (!strcmp(a, "--junit")) {
+            slot = &o->junit;
+        } else if (!strcmp(a, "--seed") || !strcmp(a, "--timeout") || !strcmp(a, "--set")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gbvp run: %s needs a value\n", a);
+                return 2;
+            }
+            if (parse_number_or_set(a, argv[++i], o))
+                return 2;
+        } else if (!strcmp(a, "--sim-wrapper")) {
+            slot = &o->sim_wrapper;
         } else {
             fprintf(stderr, "gbvp run: unknown option '%s' (try --help)\n", a);
             return 2;
@@ -489,9 +594,10 @@ static int parse(int argc, char **argv, run_opts *o)
             *slot = argv[++i];
         }
     }
-    const char *files[] = { o->scenario, o->kernel, o->initrd, o->qemu };
-    const char *names[] = { "--scenario", "--kernel", "--initrd", "--qemu" };
-    for (int i = 0; i < 4; i++)
+    /* (--scenario may name one of gbvp's own: looked up once the data folder is known) */
+    const char *files[] = { o->kernel, o->initrd, o->qemu };
+    const char *names[] = { "--kernel", "--initrd", "--qemu" };
+    for (int i = 0; i < 3; i++)
         if (files[i] && access(files[i], R_OK)) {
             fprintf(stderr, "gbvp run: %s %s: %s\n", names[i], files[i], strerror(errno));
             return 2;
@@ -509,6 +615,23 @@ static int parse(int argc, char **argv, run_opts *o)
     return 0;
 }
 
+/* The run folder holds only files (logs, sockets, QEMU's pid and command line). */
+static int remove_run_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    char path[PATH_MAX + 300];
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    return rmdir(dir);
+}
+
 int cmd_run_main(int argc, char **argv)
 {
     run_ctx *r = calloc(1, sizeof *r);
@@ -521,19 +644,40 @@ int cmd_run_main(int argc, char **argv)
     }
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
     ssize_t n = readlink("/proc/self/exe", r->self, sizeof r->self - 1);
-    if (n <= 0 || !find_repo(r)) {
-        fprintf(stderr, "gbvp run: cannot find the gbvp source tree (scripts/run-guest.sh); run "
-                        "it from the repository\n");
+    char err[PATH_MAX * 2];
+    if (n <= 0) {
+        fprintf(stderr, "gbvp run: cannot find my own program (/proc/self/exe): %s\n",
+                strerror(errno));
         free(r);
         return 1;
     }
-    if (r->o.scenario)
-        snprintf(r->scenario, sizeof r->scenario, "%s", r->o.scenario);
-    else
+    bool found = find_data(r, err, sizeof err);
+    if (found && r->o.scenario) {
+        found = !sim_paths_scenario(r->o.scenario, r->scenario, sizeof r->scenario, err,
+                                    sizeof err);
+    } else if (found) { /* the data folder's, never one in the current directory */
         snprintf(r->scenario, sizeof r->scenario, "%s/scenarios/demo.lua", r->repo);
-    snprintf(r->dir, sizeof r->dir, "/tmp/gbvp-run.XXXXXX");
-    if (!mkdtemp(r->dir)) {
-        perror("gbvp run: mkdtemp");
+        if (access(r->scenario, R_OK)) {
+            snprintf(err, sizeof err, "the default scenario %s: %s", r->scenario,
+                     strerror(errno));
+            found = false;
+        }
+    }
+    if (!found) {
+        fprintf(stderr, "gbvp run: %s\n", err);
+        int rc = r->o.scenario ? 2 : 1; /* a --scenario not found is bad usage */
+        free(r);
+        return rc;
+    }
+    if (r->o.tap && !(r->tap_copy = fopen(r->o.tap, "w"))) {
+        fprintf(stderr, "gbvp run: --tap %s: %s\n", r->o.tap, strerror(errno));
+        free(r);
+        return 2;
+    }
+    if (sim_paths_instance_dir("run", r->dir, sizeof r->dir, err, sizeof err)) {
+        fprintf(stderr, "gbvp run: %s\n", err);
+        if (r->tap_copy)
+            fclose(r->tap_copy);
         free(r);
         return 1;
     }
@@ -569,13 +713,14 @@ int cmd_run_main(int argc, char **argv)
     if (stop_requested)
         say(r, "interrupted: stopping QEMU and the simulator");
     stop_all(r);
+    ok = ok && !r->sim_failed;
     if (r->o.control)
         unlink(r->control); /* the simulator removes it on a clean stop; not after SIGKILL */
+    if (r->tap_copy)
+        fclose(r->tap_copy);
     if (ok && !r->o.keep_running) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", r->dir);
-        if (system(cmd) != 0)
-            say(r, "could not remove %s", r->dir);
+        if (remove_run_dir(r->dir))
+            say(r, "could not remove %s: %s", r->dir, strerror(errno));
     } else {
         say(r, "logs kept in %s (console.log, sim.log, qemu.log)", r->dir);
     }

@@ -6,6 +6,7 @@
 #include "gbvp/cmd_scenario.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "gbvp/cli_opts.h"
 #include "gbvp/ctl/ctl_server.h"
+#include "gbvp/paths.h"
 #include "gbvp/scenario/scenario.h"
 #include "gbvp/stop_signal.h"
 #include "gbvp/target/target_local.h"
@@ -38,7 +40,7 @@ static void usage(FILE *out)
             "  --tap FILE        write TAP to FILE instead of standard output\n"
             "  --junit FILE      also write JUnit XML\n"
             "  --slots N         slots in the frame, 1..%u (default 4)\n"
-            "  --catalog DIR     module catalog (default virtual-modules/catalog)\n"
+            "  --catalog DIR     module catalog (default DATA/virtual-modules/catalog)\n"
             "  --timeout S       wall-clock limit of the script in seconds (default 300)\n"
             "  --verbose         print the test AP's trace and the simulator's log\n"
             "  --control PATH    serve the target on a control socket (docs/control-protocol.md)\n"
@@ -49,7 +51,8 @@ static void usage(FILE *out)
             "                    the AP (start QEMU with the greybus-es2 device on --link)\n"
             "  --connect PATH    instead of a target of its own: a running simulator's control\n"
             "                    socket (gbvp sim --control PATH, or gbvp run's)\n"
-            "  --link PATH       gblink socket for gbvp-sim / guest (default: gbvp.sock)\n"
+            "  --link PATH       gblink socket for gbvp-sim / guest (default: a new folder\n"
+            "                    of this run's own, printed at start)\n"
             "  --agent PATH      guest, --connect: the guest agent's socket, for gbvp.guest\n"
             "  --connect-timeout S  guest: wait for QEMU and the handshake (default 300)\n"
             "  --timing T        off (default), frame or message, as gbvp sim --timing; frame\n"
@@ -59,7 +62,10 @@ static void usage(FILE *out)
             "  --pcap-frames     the capture holds every UniPro data-link frame too\n"
             "                    (--timing frame; not with --connect)\n"
             "  --trace FILE      write a timeline (trace-event JSON for ui.perfetto.dev) with\n"
-            "                    the script's steps on it; with --connect, for its run\n",
+            "                    the script's steps on it; with --connect, for its run\n\n"
+            "FILE is a path, or the name of one of gbvp's own scenarios (\"demo\",\n"
+            "\"hotplug_basic.lua\"), looked up in DATA/scenarios/. DATA is gbvp's data folder:\n"
+            "$GBVP_DATADIR, PREFIX/share/gbvp for an installed gbvp, or the source tree.\n",
             GB_SVC_SLOTS_MAX);
 }
 
@@ -273,6 +279,7 @@ int cmd_scenario_main(int argc, char **argv)
             return 2;
         }
     }
+    char err[PATH_MAX + 320];
     if (!file && !control) {
         usage(stderr);
         fprintf(stderr, "\ngbvp scenario: no scenario FILE given (and no --control to serve)\n");
@@ -288,13 +295,45 @@ int cmd_scenario_main(int argc, char **argv)
                 "serves its own control socket: give FILE, and no --control\n");
         return 2;
     }
+    char found[PATH_MAX], catalog_buf[PATH_MAX], rundir[PATH_MAX] = "";
+    char link_buf[PATH_MAX + 16];
+    if (file && sim_paths_scenario(file, found, sizeof found, err, sizeof err)) {
+        fprintf(stderr, "gbvp scenario: %s\n", err);
+        return 2;
+    }
+    if (file)
+        file = found;
+    if (!connect && !catalog) {
+        if (sim_paths_catalog(catalog_buf, sizeof catalog_buf, err, sizeof err)) {
+            fprintf(stderr, "gbvp scenario: no module catalog: %s (or give --catalog DIR)\n",
+                    err);
+            return 2;
+        }
+        catalog = catalog_buf;
+    }
+    bool guest = !strcmp(target, "guest");
+    if (!connect && !link && (guest || !strcmp(target, "gbvp-sim"))) {
+        /* the gblink socket in a folder of this run's own; QEMU is pointed at it: named */
+        static const char *const files[] = { "gbvp.sock", NULL };
+        sim_paths_prune("scenario", files);
+        if (sim_paths_instance_dir("scenario", rundir, sizeof rundir, err, sizeof err)) {
+            fprintf(stderr, "gbvp scenario: %s (or give --link PATH)\n", err);
+            return 2;
+        }
+        snprintf(link_buf, sizeof link_buf, "%s/gbvp.sock", rundir);
+        link = link_buf;
+        if (guest)
+            fprintf(stderr, "gbvp scenario: link socket %s (QEMU: -device greybus-es2,"
+                    "link=%s)\n", link, link);
+    }
     FILE *tap_out = stdout;
     if (tap_path && !(tap_out = fopen(tap_path, "w"))) {
         fprintf(stderr, "gbvp scenario: cannot write %s: %s\n", tap_path, strerror(errno));
+        if (*rundir)
+            rmdir(rundir);
         return 2;
     }
     int rc = 1;
-    char err[320];
     serving sv = { 0 };
     sim_local *local = NULL;
     sim_remote *remote = NULL;
@@ -325,8 +364,6 @@ int cmd_scenario_main(int argc, char **argv)
             .connect_timeout_s = (unsigned)connect_timeout,
         };
         sim_local_ap_parse(target, &lc.ap);
-        if (lc.ap == SIM_LOCAL_GUEST && !link)
-            lc.sim.link_path = "gbvp.sock";
         local = sim_local_new(&lc, err, sizeof err);
         if (!local) {
             fprintf(stderr, "gbvp scenario: %s\n", err);
@@ -371,7 +408,7 @@ int cmd_scenario_main(int argc, char **argv)
         fprintf(stderr, "gbvp scenario: %s: failed: %s\n", file,
                 sim_scenario_first_failure(sc) ? sim_scenario_first_failure(sc) : "?");
     if (junit) {
-        char name[256];
+        char name[PATH_MAX];
         suite_name(file, name, sizeof name);
         int jr = sim_scenario_write_junit(sc, junit, name);
         if (jr) {
@@ -390,5 +427,7 @@ out:
     sim_remote_free(remote);
     if (tap_out != stdout)
         fclose(tap_out);
+    if (*rundir)
+        rmdir(rundir);
     return rc;
 }

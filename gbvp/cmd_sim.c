@@ -6,6 +6,7 @@
 #include "gbvp/cmd_sim.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "gbvp/cli_opts.h"
 #include "gbvp/ctl/ctl_server.h"
+#include "gbvp/paths.h"
 #include "gbvp/stop_signal.h"
 #include "gbvp/target/target_local.h"
 
@@ -31,11 +33,12 @@ static void usage(FILE *out)
             "                [--pcap-frames] [--trace FILE.json]\n\n"
             "Runs the simulator (SVC, switch, slots, virtual modules) and waits for QEMU's\n"
             "greybus-es2 device on the gblink socket.\n\n"
-            "  --link PATH           gblink socket (default: gbvp.sock)\n"
+            "  --link PATH           gblink socket (default: RUNDIR/gbvp.sock, printed at start)\n"
             "  --slots N             slots in the frame, 1..%u (default: 4)\n"
             "  --insert SLOT:MODULE  put catalog module MODULE into SLOT at start (repeatable)\n"
-            "  --catalog DIR         module catalog (default: virtual-modules/catalog)\n"
-            "  --control PATH        serve the JSON-lines control socket (gbvp ctl) at PATH\n"
+            "  --catalog DIR         module catalog (default: DATA/virtual-modules/catalog)\n"
+            "  --control PATH        the JSON-lines control socket for gbvp ctl (default:\n"
+            "                        RUNDIR/control.sock, which gbvp ctl finds by itself)\n"
             "  --log LEVEL           error, warn, info (default) or debug\n"
             "  --clock MODE          realtime (default): simulated time paced to the wall clock;\n"
             "                        unpaced: no pacing, the clock jumps to the next event (runs\n"
@@ -62,7 +65,10 @@ static void usage(FILE *out)
             "Commands on standard input: 'insert SLOT MODULE', 'remove SLOT', 'status' (with the\n"
             "timing statistics), 'quit',\n"
             "and 'cmd SLOT[.INTERFACE] COMMAND...' for a module's backends (docs/modules.md,\n"
-            "\"Commands\"; e.g. 'cmd 0 gpio set 3 1', 'cmd 1 hid key a'; replies 'cmd: ...').\n",
+            "\"Commands\"; e.g. 'cmd 0 gpio set 3 1', 'cmd 1 hid key a'; replies 'cmd: ...').\n\n"
+            "RUNDIR is this instance's own folder, $XDG_RUNTIME_DIR/gbvp/sim-PID.XXXXXX or\n"
+            "/tmp/gbvp-UID/sim-PID.XXXXXX, removed at exit; DATA is gbvp's data folder\n"
+            "($GBVP_DATADIR, PREFIX/share/gbvp installed, or the source tree).\n",
             GB_SVC_SLOTS_MAX);
 }
 
@@ -180,9 +186,49 @@ static void input_ready(void *ctx, const struct pollfd *fds, size_t n)
     }
 }
 
+/* What an instance keeps in its own folder; what a killed one left there is removed. */
+static const char *const instance_files[] = { "gbvp.sock", "control.sock", NULL };
+
+/* The paths found or made at start (the configuration points into them). */
+typedef struct sim_paths_found {
+    char catalog[PATH_MAX];
+    char rundir[PATH_MAX]; /* "" when every socket was named on the command line */
+    char link[PATH_MAX + 16], control[PATH_MAX + 16];
+} sim_paths_found;
+
+/* The defaults that need the file system: the catalog from the data folder, and the
+ * sockets not named on the command line in a new folder of this instance's own. */
+static int resolve_defaults(sim_local_config *cfg, const char **control, sim_paths_found *p)
+{
+    char err[PATH_MAX + 256];
+    if (!cfg->sim.catalog_dir) {
+        if (sim_paths_catalog(p->catalog, sizeof p->catalog, err, sizeof err)) {
+            fprintf(stderr, "gbvp sim: no module catalog: %s (or give --catalog DIR)\n", err);
+            return -1;
+        }
+        cfg->sim.catalog_dir = p->catalog;
+    }
+    if (cfg->sim.link_path && *control)
+        return 0;
+    sim_paths_prune("sim", instance_files);
+    if (sim_paths_instance_dir("sim", p->rundir, sizeof p->rundir, err, sizeof err)) {
+        fprintf(stderr, "gbvp sim: %s (or give --link and --control)\n", err);
+        return -1;
+    }
+    if (!cfg->sim.link_path) {
+        snprintf(p->link, sizeof p->link, "%s/gbvp.sock", p->rundir);
+        cfg->sim.link_path = p->link;
+    }
+    if (!*control) {
+        snprintf(p->control, sizeof p->control, "%s/control.sock", p->rundir);
+        *control = p->control;
+    }
+    return 0;
+}
+
 int cmd_sim_main(int argc, char **argv)
 {
-    sim_local_config cfg = { .sim = { .link_path = "gbvp.sock", .num_slots = 4,
+    sim_local_config cfg = { .sim = { .num_slots = 4,
                                       .log_level = SW_LOG_INFO, .timing = SW_TIMING_FRAME },
                              .ap = SIM_LOCAL_GUEST };
     struct {
@@ -290,6 +336,11 @@ int cmd_sim_main(int argc, char **argv)
             return 2;
         }
 
+    sim_paths_found found = { .rundir = "" };
+    const char *rundir = found.rundir;
+    if (resolve_defaults(&cfg, &control_path, &found))
+        return 1;
+
     sim_cmd c = { .signal_fd = sim_stop_signalfd(), .stdin_open = true, .running = true };
     signal(SIGPIPE, SIG_IGN);
     char err[320];
@@ -298,18 +349,30 @@ int cmd_sim_main(int argc, char **argv)
         fprintf(stderr, "gbvp sim: %s\n", err);
         if (c.signal_fd >= 0)
             close(c.signal_fd);
+        if (*rundir)
+            rmdir(rundir);
         return 1;
     }
     c.t = sim_local_target(c.local);
     sim_loop *loop = sim_local_loop(c.local);
     sim_ctl *ctl = NULL;
-    if (control_path && !(ctl = sim_ctl_new(control_path, c.t, err, sizeof err))) {
+    if (!(ctl = sim_ctl_new(control_path, c.t, err, sizeof err))) {
         fprintf(stderr, "gbvp sim: --control: %s\n", err);
         sim_local_free(c.local);
         if (c.signal_fd >= 0)
             close(c.signal_fd);
+        if (*rundir)
+            rmdir(rundir);
         return 1;
     }
+    /* Named at start so that QEMU and gbvp ctl can be pointed at them. */
+    fprintf(stderr, "gbvp sim: link socket %s (QEMU: -device greybus-es2,link=%s)\n",
+            cfg.sim.link_path, cfg.sim.link_path);
+    fprintf(stderr, "gbvp sim: control socket %s (gbvp ctl --socket %s COMMAND%s)\n",
+            control_path, control_path,
+            control_path == found.control ? "; plain gbvp ctl finds it when no other runs"
+                                          : "");
+    fprintf(stderr, "gbvp sim: module catalog %s\n", cfg.sim.catalog_dir);
     int rc = 0;
     for (unsigned i = 0; i < ninserts; i++)
         if (c.t->ops->insert(c.t->ctx, inserts[i].slot, inserts[i].name, err, sizeof err))
@@ -319,10 +382,8 @@ int cmd_sim_main(int argc, char **argv)
     setvbuf(stdin, NULL, _IONBF, 0);
     sim_loop_source input = { .pollfds = input_pollfds, .ready = input_ready, .ctx = &c };
     sim_loop_add(loop, &input);
-    if (ctl) {
-        sim_loop_source src = sim_ctl_source(ctl);
-        sim_loop_add(loop, &src);
-    }
+    sim_loop_source ctl_src = sim_ctl_source(ctl);
+    sim_loop_add(loop, &ctl_src);
     c.running = c.running && rc == 0;
     while (c.running) {
         int n = sim_loop_once(loop, SIM_MS(100));
@@ -335,7 +396,9 @@ int cmd_sim_main(int argc, char **argv)
     if (stats_path && sim_simulator_write_stats(sim_local_simulator(c.local), stats_path))
         rc = 1;
     sim_ctl_free(ctl);
-    sim_local_free(c.local);
+    sim_local_free(c.local); /* both remove their sockets */
+    if (*rundir && rmdir(rundir))
+        fprintf(stderr, "gbvp sim: cannot remove %s: %s\n", rundir, strerror(errno));
     if (c.signal_fd >= 0)
         close(c.signal_fd);
     return rc;

@@ -4,6 +4,7 @@
 // scenario, the summary "N passed, N failed", writes a combined JUnit XML file, and keeps
 // the TAP, JUnit and log of every failed scenario in the artifacts folder.
 #include "gbvp/cmd_test.h"
+#include "gbvp/paths.h"
 #include "gbvp/scenario/scenario.h"
 
 #include <dirent.h>
@@ -40,6 +41,8 @@ typedef struct runner {
     size_t nforward;
     unsigned timeout_s;
     bool keep;
+    bool guest; /* --target guest: every scenario through its own `gbvp run` */
+    char own_artifacts[PATH_MAX];
 } runner;
 
 static void usage(FILE *out)
@@ -49,16 +52,21 @@ static void usage(FILE *out)
             "                 [--set NAME=VALUE]... [--target T] [--timing T] [--timeout S]\n"
             "                 [--keep] [--pcap DIR [--pcap-frames]] [--trace DIR] PATH...\n\n"
             "Runs every scenario (a .lua file, or each .lua file in a folder) in its own\n"
-            "simulator process and prints TAP and the summary 'N passed, N failed'.\n"
+            "simulator process and prints TAP and the summary 'N passed, N failed'. With\n"
+            "--target guest, each runs in a gbvp run of its own: its own simulator, QEMU and\n"
+            "guest in its own run folder, so -j N boots N guests side by side.\n"
             "Exit status: 0 all passed, 1 some failed, 2 bad usage.\n\n"
             "  -j N             scenarios at a time (default 1)\n"
-            "  --artifacts DIR  where a failed scenario's TAP, JUnit and log stay\n"
-            "                   (default gbvp-artifacts)\n"
+            "  --artifacts DIR  where a failed scenario's TAP, JUnit and log stay (default:\n"
+            "                   a new $XDG_RUNTIME_DIR/gbvp/test-PID.XXXXXX or\n"
+            "                   /tmp/gbvp-UID/test-PID.XXXXXX, removed when nothing failed)\n"
             "  --junit FILE     write every scenario's results as one JUnit XML file\n"
             "  --seed N         passed to every scenario (default 1)\n"
             "  --set NAME=VALUE passed to every scenario (gbvp.arg)\n"
-            "  --target T       passed to every scenario (test-ap, gbvp-sim; see gbvp scenario)\n"
-            "  --timing T       passed to every scenario (gbvp-sim: off, frame or message)\n"
+            "  --target T       test-ap, gbvp-sim (passed to gbvp scenario) or guest (each\n"
+            "                   scenario through gbvp run: QEMU and the real kernel)\n"
+            "  --timing T       passed to every scenario (gbvp-sim: off, frame or message;\n"
+            "                   the guest target always runs frame timing)\n"
             "  --timeout S      each scenario's wall-clock limit (default 300)\n"
             "  --keep           keep the artifacts of passed scenarios too\n"
             "  --pcap DIR       capture each scenario's messages as DIR/NAME.pcapng\n"
@@ -175,11 +183,16 @@ static void print_why(const job *j)
     snprintf(path, sizeof path, "%s/log", j->dir);
     FILE *f = fopen(path, "r");
     unsigned shown = 0;
-    while (f && shown < 5 && fgets(line, sizeof line, f))
-        if (!strncmp(line, "gbvp scenario: ", 15) || !strncmp(line, "gbvp: ", 6)) {
-            printf("# %s%s", line, strchr(line, '\n') ? "" : "\n");
+    while (f && shown < 5 && fgets(line, sizeof line, f)) {
+        /* gbvp run (the guest target) puts "[SECONDS] " before its lines */
+        char *l = line[0] == '[' && strstr(line, "] ") ? strstr(line, "] ") + 2 : line;
+        if (!strncmp(l, "gbvp scenario: ", 15) || !strncmp(l, "gbvp: ", 6) ||
+            (!strncmp(l, "gbvp run: ", 10) && strstr(l, ": failed: ")) ||
+            (!strncmp(l, "gbvp run: ", 10) && strstr(l, ": error: "))) {
+            printf("# %s%s", l, strchr(l, '\n') ? "" : "\n");
             shown++;
         }
+    }
     if (f)
         fclose(f);
     if (!shown)
@@ -225,7 +238,9 @@ static void start(runner *r, size_t idx, const char *self)
         const char *argv[16 + MAX_FORWARD];
         int n = 0;
         argv[n++] = "gbvp";
-        argv[n++] = "scenario";
+        argv[n++] = r->guest ? "run" : "scenario";
+        if (r->guest)
+            argv[n++] = "--scenario";
         argv[n++] = j->file;
         argv[n++] = "--tap";
         argv[n++] = tap;
@@ -332,7 +347,7 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 
 int cmd_test_main(int argc, char **argv)
 {
-    runner r = { .nproc = 1, .artifacts = "gbvp-artifacts", .timeout_s = 300 };
+    runner r = { .nproc = 1, .timeout_s = 300 };
     int rc = 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -385,6 +400,8 @@ int cmd_test_main(int argc, char **argv)
                 fprintf(stderr, "gbvp test: --timeout %s: want 1..86400 seconds\n", v);
                 goto out;
             }
+        } else if (!strcmp(a, "--target") && !strcmp(v, "guest")) {
+            r.guest = true;
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--set") || !strcmp(a, "--target") ||
                    !strcmp(a, "--timing")) {
             if (r.nforward + 2 > MAX_FORWARD) {
@@ -401,6 +418,21 @@ int cmd_test_main(int argc, char **argv)
     if (!r.njobs) {
         fprintf(stderr, "gbvp test: no scenarios given (try --help)\n");
         goto out;
+    }
+    for (size_t i = 0; r.guest && i < r.nforward; i++)
+        if (!strcmp(r.forward[i], "--timing") || !strcmp(r.forward[i], "--target")) {
+            fprintf(stderr, "gbvp test: %s %s: the guest target runs gbvp run's simulator "
+                    "(frame timing) and no other target\n", r.forward[i], r.forward[i + 1]);
+            goto out;
+        }
+    char no_dir[PATH_MAX + 256];
+    if (!r.artifacts) {
+        if (sim_paths_instance_dir("test", r.own_artifacts, sizeof r.own_artifacts, no_dir,
+                                   sizeof no_dir)) {
+            fprintf(stderr, "gbvp test: %s (or give --artifacts DIR)\n", no_dir);
+            goto out;
+        }
+        r.artifacts = r.own_artifacts;
     }
     char self[PATH_MAX];
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -443,7 +475,8 @@ int cmd_test_main(int argc, char **argv)
             pid_t p = waitpid(j->pid, &st, WNOHANG);
             if (p == j->pid) {
                 j->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-            } else if (since(&j->start) > r.timeout_s + 10.0) {
+            } else if (since(&j->start) > r.timeout_s + (r.guest ? 600.0 : 10.0)) {
+                /* (a guest's run also builds or boots it first) */
                 kill(j->pid, SIGKILL);
                 waitpid(j->pid, &st, 0);
                 j->status = -1;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The gbvp program: one binary, one subcommand per job. Each part that owns a subcommand
 // exposes `int <name>_cli_main(int argc, char **argv)`; this file only dispatches.
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "gbvp/cmd_scenario.h"
 #include "gbvp/cmd_sim.h"
 #include "gbvp/cmd_test.h"
+#include "gbvp/paths.h"
 #include "gbvp/version.h"
 
 typedef struct sim_command {
@@ -46,6 +48,13 @@ static void usage(FILE *out)
     fprintf(out, "  %-10s %s\n", "version", "print the version");
     fprintf(out, "  %-10s %s\n", "help", "print this help");
     fprintf(out, "\n'gbvp COMMAND --help' describes each command.\n");
+    /* where this program takes its catalog, scenarios and scripts from (docs/running.md) */
+    char data[PATH_MAX], err[PATH_MAX + 256];
+    if (sim_paths_data_dir(data, sizeof data, err, sizeof err))
+        fprintf(out, "data folder: none: %s\n", err);
+    else
+        fprintf(out, "data folder: %s (catalog, scenarios, scripts; $%s overrides)\n", data,
+                SIM_PATHS_DATA_ENV);
 }
 
 int main(int argc, char **argv)

@@ -36,8 +36,10 @@ VM_TEST_SRCS := tests/unit/test_vm_main.c tests/unit/test_vm_harness.c \
 $(eval $(call unit_test,test_vm,$(VM_TEST_SRCS),$(TEST_LIBS)))
 $(eval $(call unit_test,test_vm_ap_path,tests/unit/test_vm_ap_path.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_model_cli,tests/unit/test_unipro_model_cli.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_model_sweep,tests/unit/test_model_sweep.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_scenario,tests/unit/test_scenario.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_target_fields,tests/unit/test_target_fields.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_paths,tests/unit/test_paths.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_control,tests/unit/test_control.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_scenario_gbvp,tests/unit/test_scenario_gbvp.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_scenario_link,tests/unit/test_scenario_link.c,$(TEST_LIBS)))
@@ -60,6 +62,8 @@ INTEGRATION_TESTS += tests/integration/boot_test.sh tests/integration/es2_bridge
 	tests/integration/es2_fault_test.sh tests/integration/enumeration_test.sh \
 	tests/integration/classes_test.sh tests/integration/run_test.sh
 INTEGRATION_TESTS += tests/integration/classes_more_test.sh
+INTEGRATION_TESTS += tests/integration/install_test.sh
+INTEGRATION_TESTS += tests/integration/multi_run_test.sh
 # es2_peer: a misbehaving gblink server (silent, lying, dropping its side of the bridge) for
 # the fault test of the device; built on demand by that test.
 ES2_PEER := $(B)/tests/es2_peer

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "virtual-modules/behaviour.h"
@@ -123,8 +124,14 @@ vm_module *vm_module_load(const char *catalog_dir, const char *name, char *err, 
             m->nintf = i + 1;
         }
         if (m->nintf == 0) {
-            vm_error(err, errlen, "%s: no catalog entry '%s' (neither %s.mnfs nor %s.intf1.mnfs)",
-                     dir, name, name, name);
+            struct stat st;
+            int missing = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+            if (missing) /* the folder itself is the problem */
+                vm_error(err, errlen, "no module '%s': catalog folder %s: %s", name, dir,
+                         strerror(missing));
+            else
+                vm_error(err, errlen, "%s: no catalog entry '%s' (neither %s.mnfs nor "
+                         "%s.intf1.mnfs)", dir, name, name, name);
             goto bad;
         }
     }

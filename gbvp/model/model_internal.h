@@ -94,9 +94,16 @@ void model_msg_print(const model *m, FILE *out);
 void model_msg_json(const model *m, FILE *out);
 void model_msg_csv(const model *m, FILE *out);
 
-/* A latency histogram as a JSON object (count, p50, p90, p99, max, mean in ps) and as CSV
+/* A latency histogram as a JSON object (count, p50, p90, p99, max, mean in ps, cdf) and as CSV
  * rows "flow,OBJ,NAME_count|_p50_ps|_p90_ps|_p99_ps|_max_ps,VALUE"; both modes use them. */
 void model_json_hist(FILE *out, const up_hist *h);
+/* The histogram's distribution, [[q, ps], ...] for q = 0, 0.01, ... 1 with 0.995, 0.999 and
+ * 0.9999 (as model_json_hist's "cdf"); [] when empty. */
+void model_json_cdf(FILE *out, const up_hist *h);
+/* A queue depth series as [[t_ps, depth], ...], at most MODEL_SERIES_POINTS points (each
+ * the peak of the stretch it stands for); a switch port's "depth_series" in the JSON. */
+#define MODEL_SERIES_POINTS 1000
+void model_json_level_series(FILE *out, const up_level *lv);
 void model_csv_hist(FILE *out, const char *obj, const char *name, const up_hist *h);
 
 #endif

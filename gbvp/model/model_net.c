@@ -335,12 +335,45 @@ void model_print_summary(const model *m, FILE *out)
     }
 }
 
+void model_json_cdf(FILE *out, const up_hist *h)
+{
+    /* every percentile, then the tail */
+    static const double tail[] = { 0.995, 0.999, 0.9999 };
+    fprintf(out, "[");
+    if (h->count) {
+        for (unsigned i = 0; i <= 100; i++) {
+            double q = i / 100.0;
+            fprintf(out, "%s[%g, %" PRIu64 "]", i ? ", " : "", q, up_hist_quantile(h, q));
+            for (unsigned t = 0; i == 99 && t < sizeof tail / sizeof tail[0]; t++)
+                fprintf(out, ", [%g, %" PRIu64 "]", tail[t], up_hist_quantile(h, tail[t]));
+        }
+    }
+    fprintf(out, "]");
+}
+
 void model_json_hist(FILE *out, const up_hist *h)
 {
     fprintf(out, "{\"count\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
-            ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 ", \"mean\": %.1f}",
+            ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 ", \"mean\": %.1f, \"cdf\": ",
             h->count, up_hist_quantile(h, 0.5), up_hist_quantile(h, 0.9),
             up_hist_quantile(h, 0.99), h->count ? h->max : 0, up_hist_mean(h));
+    model_json_cdf(out, h);
+    fprintf(out, "}");
+}
+
+void model_json_level_series(FILE *out, const up_level *lv)
+{
+    /* at most MODEL_SERIES_POINTS points: each the first time and the peak of its stretch */
+    size_t stride = (lv->n + MODEL_SERIES_POINTS - 1) / MODEL_SERIES_POINTS;
+    fprintf(out, "[");
+    for (size_t k = 0; k < lv->n; k += stride) {
+        uint32_t peak = 0;
+        for (size_t j = k; j < k + stride && j < lv->n; j++)
+            if (lv->series[j].level > peak)
+                peak = lv->series[j].level;
+        fprintf(out, "%s[%" PRIu64 ", %u]", k ? ", " : "", lv->series[k].t, peak);
+    }
+    fprintf(out, "]");
 }
 
 void model_write_json(const model *m, FILE *out)
@@ -382,15 +415,21 @@ void model_write_json(const model *m, FILE *out)
     fprintf(out, "\n  ],\n  \"switches\": [");
     for (unsigned i = 0; i < m->n_switches; i++) {
         const model_switch *sw = &m->switches[i];
-        fprintf(out, "%s\n    {\"name\": \"%s\", \"ports\": [", i ? "," : "", sw->name);
+        fprintf(out, "%s\n    {\"name\": \"%s\", \"mode\": \"%s\", \"ports\": [", i ? "," : "",
+                sw->name, sw->cfg.cut_through ? "ct" : "saf");
         for (unsigned p = 0; p < sw->cfg.ports; p++) {
             const sw_port_stats *st = sw_switch_port_stats(sw->sw, p);
             fprintf(out, "%s\n      {\"port\": %u, \"rx_frames\": %" PRIu64 ", \"forwarded\": %" PRIu64
                     ", \"unrouted\": %" PRIu64 ", \"queue_mean\": %.4f, \"queue_max\": %u"
-                    ", \"hol_blocked_ps\": %" PRIu64 ", \"hol_events\": %" PRIu64 "}",
+                    ", \"hol_blocked_ps\": %" PRIu64 ", \"hol_events\": %" PRIu64,
                     p ? "," : "", p, st->rx_frames, st->forwarded, st->dropped_unrouted,
                     up_level_mean(&st->depth, m->ran), st->depth.max, st->hol_blocked,
                     st->hol_events);
+            if (st->depth.n) { /* the switch's series= */
+                fprintf(out, ", \"depth_series\": ");
+                model_json_level_series(out, &st->depth);
+            }
+            fprintf(out, "}");
         }
         fprintf(out, "]}");
     }
