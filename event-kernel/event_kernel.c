@@ -572,6 +572,11 @@ const sim_scheduler_batch_ops *sim_scheduler_batch(const sim_scheduler *s)
     return s && s->ops == &kernel_ops ? &kernel_batch_ops : NULL;
 }
 
+const sim_time *sim_scheduler_clock(const sim_scheduler *s)
+{
+    return s && s->ops == &kernel_ops ? &((const sim_event_kernel *)s->self)->now : NULL;
+}
+
 const sim_scheduler *sim_event_kernel_scheduler(sim_event_kernel *k)
 {
     k->sched = (sim_scheduler){ .ops = &kernel_ops, .self = k };

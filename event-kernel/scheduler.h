@@ -87,4 +87,9 @@ typedef struct sim_scheduler_batch_ops {
  * has them; another scheduler's binding simply runs the models without). */
 const sim_scheduler_batch_ops *sim_scheduler_batch(const sim_scheduler *s);
 
+/* Where s's scheduler keeps its clock, for models that read the time on every frame: while
+ * the scheduler lives, *clock is always sim_now(s). NULL when it has no such place (then
+ * call sim_now); gbvp's native kernel has one. */
+const sim_time *sim_scheduler_clock(const sim_scheduler *s);
+
 #endif

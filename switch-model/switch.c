@@ -26,6 +26,7 @@ typedef struct sw_port {
 struct sw_switch {
     up_env *env;
     const sim_scheduler *s;
+    const sim_time *clock;   /* the scheduler's clock, or NULL: ask sim_now */
     sw_switch_cfg cfg;
     sw_route_table *routes;
     bool own_routes;
@@ -47,6 +48,12 @@ static int sw_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out);
 static void sw_deliver(void *ctx, up_frame *f);
 static const up_port_upper sw_upper = { sw_pull, sw_deliver };
 
+/* The time now, read from the scheduler's clock when it has one (on every frame). */
+static inline sim_time sw_now(const sw_switch *sw)
+{
+    return sw->clock ? *sw->clock : sim_now(sw->s);
+}
+
 sw_switch *sw_switch_new(up_env *env, const sw_switch_cfg *cfg, sw_route_table *routes)
 {
     if (!env || !cfg || cfg->ports < 1 || cfg->ports > SW_PORTS_MAX)
@@ -58,6 +65,7 @@ sw_switch *sw_switch_new(up_env *env, const sw_switch_cfg *cfg, sw_route_table *
         return NULL;
     sw->env = env;
     sw->s = up_env_scheduler(env);
+    sw->clock = sim_scheduler_clock(sw->s);
     sw->cfg = *cfg;
     sw->routes = routes;
     if (!routes) {
@@ -141,7 +149,7 @@ unsigned sw_switch_queued(const sw_switch *sw, unsigned port, unsigned tc)
  * another output wait behind the head. */
 static void hol_update(sw_port *p)
 {
-    sim_time now = sim_now(p->sw->s);
+    sim_time now = sw_now(p->sw);
     bool blocked = p->others > 0;
     if (blocked == p->hol)
         return;
@@ -166,7 +174,7 @@ static void recount_others(sw_port *p)
 
 static void depth_update(sw_port *p)
 {
-    up_level_set(&p->st.depth, sim_now(p->sw->s), p->q[0].count + p->q[1].count);
+    up_level_set(&p->st.depth, sw_now(p->sw), p->q[0].count + p->q[1].count);
 }
 
 static void sw_deliver(void *ctx, up_frame *f)
@@ -183,7 +191,7 @@ static void sw_deliver(void *ctx, up_frame *f)
         up_port_release(in->port, tc, credits);
         return;
     }
-    sim_time now = sim_now(sw->s);
+    sim_time now = sw_now(sw);
     f->in_port = (uint8_t)in->idx;
     f->out_port = (uint8_t)out;
     f->next = NULL;
@@ -225,7 +233,7 @@ static int sw_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out)
     unsigned n = sw->cfg.ports;
     if (!o->pending[tc])
         return UP_PULL_EMPTY;
-    sim_time now = sim_now(sw->s);
+    sim_time now = sw_now(sw);
     sw_port *best = NULL;
     sim_time best_ready = SIM_TIME_MAX;
     uint64_t m = o->heads[tc];

@@ -62,6 +62,7 @@ struct up_port {
     up_env *env;
     const sim_scheduler *s;
     const sim_scheduler_batch_ops *batch; /* NULL: the scheduler cannot batch */
+    const sim_time *clock;     /* the scheduler's clock, or NULL: ask sim_now */
     up_dl_params dl;
     const up_port_upper *ops;
     void *ctx;
@@ -86,6 +87,8 @@ struct up_port {
     unsigned pipe_head, pipe_count;
     sim_event arrive_ev;       /* the arrival of pipe[pipe_head] */
     bool head_armed;           /* arrive_ev is pending (batching defers it, up_port.c) */
+    uint8_t batch_misses;      /* arrivals in a row that batching could not extend */
+    uint8_t batch_skip;        /* arrivals since batching was last tried while missing */
     sim_time busy_until;       /* the wire is committed until then */
     sim_time popped_end;       /* end of the last slot that left the pipe */
     bool burst_ever;

@@ -43,6 +43,7 @@ up_port *up_port_new(up_env *env, const up_dl_params *dl, const up_port_upper *o
     p->env = env;
     p->s = up_env_scheduler(env);
     p->batch = sim_scheduler_batch(p->s);
+    p->clock = sim_scheduler_clock(p->s);
     p->dl = d;
     p->ops = ops;
     p->ctx = ctx;
@@ -55,6 +56,12 @@ up_port *up_port_new(up_env *env, const up_dl_params *dl, const up_port_upper *o
     }
     p->bits_to_error = INT64_MAX;
     return p;
+}
+
+/* The time now: read from the scheduler's clock when it has one (no call on the hot path). */
+static inline sim_time port_now(const up_port *p)
+{
+    return p->clock ? *p->clock : sim_now(p->s);
 }
 
 static up_frame *rb_at(up_txtc *t, unsigned i)
@@ -227,8 +234,12 @@ static void drop_tail(up_port *p)
     p->pipe_count--;
 }
 
+/* commit() and try_data() run for every frame; GCC keeps them out of line unless told, and
+ * inlined they save about 5 % of a frame's instructions (callgrind). */
+#define UP_HOT_INLINE inline __attribute__((always_inline))
+
 /* Puts a slot whose kind, symbols, flags and payload are set on the wire at `start`. */
-static void commit(up_port *p, up_slot *n, sim_time start, sim_time extra)
+static UP_HOT_INLINE void commit(up_port *p, up_slot *n, sim_time start, sim_time extra)
 {
     sim_time now = p->now; /* read once per pump */
     if (start < now)
@@ -243,7 +254,8 @@ static void commit(up_port *p, up_slot *n, sim_time start, sim_time extra)
     n->start = start;
     n->end = start + n->open + body;
     if (!(n->flags & UP_SLOT_RESUMED))
-        n->flags |= line_faults(p, n->symbols);
+        if (p->bits_to_error != INT64_MAX || p->drop > 0) /* (a clean line draws nothing) */
+            n->flags |= line_faults(p, n->symbols);
     if (p->peer && p->peer->early_delivery && n->kind == UP_SLOT_DATA &&
         !(n->flags & UP_SLOT_RESUMED)) {
         n->flags |= UP_SLOT_EARLY;
@@ -342,7 +354,7 @@ static void arm_replay(up_port *p, unsigned tc)
     up_txtc *t = &p->tx[tc];
     if (t->replay_armed)
         return;
-    sim_time now = sim_now(p->s);
+    sim_time now = port_now(p);
     sim_time delay = t->replay_deadline > now ? t->replay_deadline - now : 0;
     if (sim_schedule(p->s, delay, replay_fire, &p->tx[tc], &t->replay_ev) == 0)
         t->replay_armed = true;
@@ -362,7 +374,7 @@ static void replay_fire(void *ctx)
     t->replay_armed = false;
     if (!t->rb_count)
         return;
-    sim_time now = sim_now(p->s);
+    sim_time now = port_now(p);
     if (now >= t->replay_deadline) {
         p->st.tx_replay_timeouts++;
         if (link_up(p))
@@ -392,7 +404,7 @@ static void stall_begin(up_port *p, unsigned tc)
     up_txtc *t = &p->tx[tc];
     if (!t->stalled) {
         t->stalled = true;
-        t->stall_since = sim_now(p->s);
+        t->stall_since = port_now(p);
     }
     if (!t->prot_armed) {
         t->prot_cred_mark = t->cred_limit;
@@ -406,7 +418,7 @@ static void stall_end(up_port *p, unsigned tc)
     up_txtc *t = &p->tx[tc];
     if (t->stalled) {
         t->stalled = false;
-        p->st.tx_credit_stall[tc] += sim_now(p->s) - t->stall_since;
+        p->st.tx_credit_stall[tc] += port_now(p) - t->stall_since;
     }
 }
 
@@ -460,7 +472,7 @@ static void commit_control(up_port *p, unsigned kind, unsigned tc)
 }
 
 /* Commits the next data frame of tc, if any may go. */
-static bool try_data(up_port *p, unsigned tc)
+static UP_HOT_INLINE bool try_data(up_port *p, unsigned tc)
 {
     up_txtc *t = &p->tx[tc];
     /* TC0 fills the next pipe slot in place; TC1 may take slots back first, so it builds
@@ -560,7 +572,7 @@ void up_port_pump(up_port *p)
         return;
     }
     p->in_pump = true;
-    p->now = sim_now(p->s);
+    p->now = port_now(p);
     do {
         p->pump_again = false;
         pump_once(p);
@@ -597,7 +609,7 @@ void up_port_kick(up_port *p, unsigned tc)
 /* Replays every unacknowledged frame of tc from the oldest. */
 static void go_back(up_port *p, unsigned tc)
 {
-    sim_time now = sim_now(p->s);
+    sim_time now = port_now(p);
     up_slot *s;
     while ((s = pipe_tail(p)) && s->start >= now)
         uncommit_tail(p);
@@ -623,7 +635,7 @@ static void handle_ack(up_port *p, unsigned tc, uint32_t ack5, uint64_t credits)
         t->rb_count -= n;
         t->base_seq += n;
         t->next_tx = t->next_tx > n ? t->next_tx - n : 0;
-        t->replay_deadline = sim_now(p->s) + p->dl.replay_timeout;
+        t->replay_deadline = port_now(p) + p->dl.replay_timeout;
     }
 }
 
@@ -747,7 +759,7 @@ static up_port *next_inline(up_port *p)
         sim_time at = pipe_at(p, 0)->arrive;
         if (p->batch->advance(p->s->self, at))
             return p;
-        sim_time now = sim_now(p->s);
+        sim_time now = port_now(p);
         if (p->batch->schedule_first(p->s->self, at > now ? at - now : 0, port_arrive, p,
                                      &p->arrive_ev) != 0)
             abort();
@@ -767,17 +779,35 @@ static up_port *next_inline(up_port *p)
 
 static void arrive_one(up_port *p, bool batch);
 
+/* Batching a port whose arrivals keep being interleaved with other events (a switch's
+ * 28 link directions) only adds the kernel's refusals to every frame: after this many
+ * misses in a row it takes the per-frame path, trying again every BATCH_RETRY arrivals.
+ * Either path gives the same results, event by event, so the choice changes only speed. */
+#define BATCH_MISS_LIMIT 8u
+#define BATCH_RETRY 32u
+
 static void port_arrive(void *ctx)
 {
-    up_port *p = ctx;
+    up_port *p = ctx, *first = p;
     p->head_armed = false;
-    if (up_env_per_frame(p->env) || !p->batch) {
-        arrive_one(p, false); /* the reference: one kernel event per transmission */
-        return;
+    /* per frame: the reference, one kernel event per transmission */
+    bool batch = p->batch && !up_env_per_frame(p->env);
+    if (batch && p->batch_misses >= BATCH_MISS_LIMIT && ++p->batch_skip < BATCH_RETRY)
+        batch = false;
+    bool inlined = false;
+    for (;;) {
+        arrive_one(p, batch);
+        if (!batch || (p = next_inline(p)) == NULL)
+            break;
+        inlined = true;
     }
-    do
-        arrive_one(p, true);
-    while ((p = next_inline(p)) != NULL);
+    if (batch) {
+        first->batch_skip = 0;
+        if (inlined)
+            first->batch_misses = 0;
+        else if (first->batch_misses < BATCH_MISS_LIMIT)
+            first->batch_misses++;
+    }
 }
 
 /* The oldest slot of the pipe reaches the peer now. */
@@ -788,7 +818,7 @@ static void arrive_one(up_port *p, bool batch)
     up_slot *s = &p->pipe[p->pipe_head];
     p->pipe_head = (p->pipe_head + 1) % UP_PIPE_MAX;
     if (--p->pipe_count && !batch)
-        schedule_head(p, sim_now(p->s));
+        schedule_head(p, port_now(p));
     if (s->end > p->popped_end)
         p->popped_end = s->end;
     p->st.tx_busy += s->end - s->start;
@@ -866,7 +896,7 @@ void up_port_link_lost(up_port *p)
         t->next_tx = 0;
         stall_end(p, tc);
     }
-    sim_time now = p->s ? sim_now(p->s) : 0;
+    sim_time now = p->s ? port_now(p) : 0;
     if (p->busy_until > now)
         p->busy_until = now;
     p->popped_end = p->busy_until;
@@ -878,7 +908,7 @@ void up_port_link_restored(up_port *p)
     for (unsigned tc = 0; tc < UP_TCS; tc++) {
         p->tx[tc].next_tx = 0;
         p->rx[tc].nac_sent = false;
-        p->tx[tc].replay_deadline = sim_now(p->s) + p->dl.replay_timeout;
+        p->tx[tc].replay_deadline = port_now(p) + p->dl.replay_timeout;
         if (p->tx[tc].rb_count)
             arm_replay(p, tc);
         p->afc_req |= (uint8_t)(1u << tc); /* re-synchronise acknowledgements and credits */
