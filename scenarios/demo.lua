@@ -88,6 +88,12 @@ if not (gbvp.features.cmd and gbvp.features.test_ap) then
     local function remove_all()
         for _, s in ipairs(inserted) do
             gbvp.log(string.format("remove %s from slot %d", s.module, s.slot))
+            -- wake the module's bundles first: 6.1 runtime-suspends an idle bundle after 3 s,
+            -- and its remove path resumes a suspended bundle of a module already pulled
+            -- (BUNDLE_RESUME times out, -110): on a slow host (a loaded machine, the
+            -- simulator under valgrind) the modules inserted first sit idle that long
+            guest(string.format("for b in %s/1-%d.*.[0-9]*; do echo on > $b/power/control; done",
+                                GB, s.slot + 2))
             gbvp.remove(s.slot)
             local rc = guest(string.format("i=0; while ls %s | grep -q '^1-%d\\b'; do i=$((i+1));" ..
                                             " [ $i -ge 300 ] && exit 1; sleep 0.1; done", GB, s.slot + 2))
