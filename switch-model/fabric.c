@@ -189,6 +189,8 @@ int sw_fabric_attach(sw_fabric *f, unsigned port, const sw_endpoint *ep)
     p->ep = *ep;
     p->attached = true;
     p->reachable = !is_module_port(f, port);
+    if (f->frame)
+        sw_transit_unplug(f->frame, port, false);
     return 0;
 }
 
@@ -201,6 +203,8 @@ void sw_fabric_detach(sw_fabric *f, unsigned port)
     p->reachable = false;
     p->rx_epoch++;
     p->tx_epoch++;
+    if (f->frame)
+        sw_transit_unplug(f->frame, port, true);
 }
 
 void sw_fabric_reset(sw_fabric *f, unsigned port)

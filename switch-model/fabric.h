@@ -78,7 +78,9 @@ unsigned sw_fabric_svc_port(const sw_fabric *f);
  * made it reachable (the AP bridge and the SVC are reachable while attached). */
 int sw_fabric_attach(sw_fabric *f, unsigned port, const sw_endpoint *ep);
 /* Unplugs it: nothing reaches it any more and what is in flight to or from it is dropped
- * on arrival. Its connections and DeviceID stay until the SVC removes them. */
+ * on arrival. Its connections and DeviceID stay until the SVC removes them. Frame level:
+ * its link stays up until an endpoint is attached again (HIBERNATE/OFF ignored), so what
+ * is still queued for it drains instead of blocking the switch (sw_transit_unplug). */
 void sw_fabric_detach(sw_fabric *f, unsigned port);
 /* The endpoint was reset (the AP bridge between two AP sessions): as detach for what is in
  * flight, but it stays attached. */

@@ -18,6 +18,7 @@ typedef struct tr_port {
     uint8_t pending[SW_PWRM_REQ_LEN];
     bool has_early;        /* a power mode change before the port first carried traffic */
     uint8_t early[SW_PWRM_REQ_LEN];
+    bool unplugged;        /* its endpoint is gone: the link stays a sink (sw_transit_unplug) */
 } tr_port;
 
 struct sw_transit {
@@ -96,6 +97,25 @@ void sw_transit_wake(sw_transit *t, unsigned port)
             p->has_early = false;
         return;
     }
+    up_link_state st = up_link_get_state(p->link);
+    if (st == UP_LINK_HIBERN8)
+        up_link_hibernate(p->link, false);
+    else if (st == UP_LINK_DOWN)
+        up_link_set_down(p->link, false);
+}
+
+void sw_transit_unplug(sw_transit *t, unsigned port, bool unplugged)
+{
+    if (port >= t->cfg.sw.ports)
+        return;
+    tr_port *p = &t->ports[port];
+    p->unplugged = unplugged;
+    if (!unplugged)
+        return;
+    p->has_pending = false;
+    p->has_early = false; /* a power mode asked for the module that left */
+    if (!p->link)
+        return;
     up_link_state st = up_link_get_state(p->link);
     if (st == UP_LINK_HIBERN8)
         up_link_hibernate(p->link, false);
@@ -251,6 +271,8 @@ static int apply_pwrm(tr_port *p, const uint8_t *req)
         return -EINVAL;
     if (action == SW_PWRM_KEEP)
         return 0;
+    if (p->unplugged && (action == SW_PWRM_OFF || action == SW_PWRM_HIBERNATE))
+        return 0; /* no partner to hibernate with: what is left for it drains (unplug) */
     if (action == SW_PWRM_OFF) {
         up_link_set_down(l, true);
         return 0;

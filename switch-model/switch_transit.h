@@ -70,6 +70,14 @@ int sw_transit_power_mode(sw_transit *t, unsigned port, const uint8_t *req, size
  * HIBERN8 or powers up; a hibernation remembered before the link existed is forgotten. */
 void sw_transit_wake(sw_transit *t, unsigned port);
 
+/* The endpoint on `port` was unplugged (true) or a new one plugged in (false). While
+ * unplugged its link stays up as a sink: HIBERNATE and OFF requests for it are ignored and
+ * a link in HIBERN8 or down comes up again, so that the frames the switch and the senders
+ * still hold for the port drain and are dropped at the far end instead of holding the
+ * switch input ports they wait in (head-of-line) forever. Why: docs/timing-in-sim.md,
+ * "Links of unplugged modules". */
+void sw_transit_unplug(sw_transit *t, unsigned port, bool unplugged);
+
 sw_switch *sw_transit_switch(sw_transit *t);
 /* The link of a switch port (NULL until it first carried traffic). */
 up_link *sw_transit_link(sw_transit *t, unsigned port);

@@ -7,6 +7,7 @@
 
 #include "event-kernel/event_kernel.h"
 #include "greybus/gb_message.h"
+#include "greybus/svc_protocol.h"
 #include "switch-model/fabric.h"
 #include "tests/unit/unit.h"
 
@@ -190,6 +191,114 @@ static void test_fabric_message_level_drops_what_an_unplug_or_reset_overtakes(vo
     in_flight(SW_TIMING_MESSAGE);
 }
 
+/* A message of `len` bytes (header included) from `port`'s CPort `cport`. */
+static sw_verdict send_big(world *w, unsigned port, uint16_t cport, uint16_t id, size_t len)
+{
+    static const uint8_t payload[2048];
+    uint8_t bytes[2048];
+    CU_ASSERT_FATAL(len >= GB_MSG_HEADER_SIZE && len <= sizeof bytes);
+    CU_ASSERT_FATAL(gb_msg_build(bytes, sizeof bytes, id, 0x02, 0, payload,
+                                 len - GB_MSG_HEADER_SIZE) == len);
+    gb_msg m;
+    CU_ASSERT_FATAL(gb_msg_parse(bytes, len, &m) == 0);
+    return sw_fabric_send(w->f, port, cport, &m);
+}
+
+/* INTF_SET_PWRM HIBERNATE both ways, as 6.1 sends it when it tears an interface down. */
+static void hibernate(world *w, unsigned port)
+{
+    uint8_t req[GB_SVC_INTF_SET_PWRM_SIZE] = { 0 };
+    req[0] = (uint8_t)port;
+    req[1] = 1;
+    req[2] = req[7] = GB_SVC_UNIPRO_HIBERNATE_MODE;
+    CU_ASSERT_EQUAL(sw_fabric_power_mode(w->f, port, req, sizeof req), 0);
+}
+
+/* The storm test's stall: the AP streams loopback messages to a module, the module is pulled
+ * and the AP's teardown hibernates its link while the switch and the AP bridge still hold
+ * frames for it. Those frames must not block the AP's port: SVC messages still arrive, and
+ * everything that was in flight ends (delivered or dropped). */
+static void pulled_mid_stream(bool hib, bool off)
+{
+    world w;
+    world_up(&w, SW_TIMING_FRAME);
+    program(&w, MOD_A, 2, 6);
+    for (uint16_t i = 0; i < 40; i++)
+        CU_ASSERT_EQUAL(send_big(&w, AP, 6, (uint16_t)(100 + i), 1409), SW_VERDICT_OK);
+    sim_event_kernel_run_for(w.k, SIM_MS(3)); /* a couple delivered, the rest queued */
+    CU_ASSERT(w.ep[MOD_A].got < 40);
+    sw_fabric_detach(w.f, MOD_A);
+    if (hib)
+        hibernate(&w, MOD_A);
+    if (off) {
+        uint8_t req[GB_SVC_INTF_SET_PWRM_SIZE] = { [1] = 1, [2] = 0x12, [7] = 0x12 };
+        CU_ASSERT_EQUAL(sw_fabric_power_mode(w.f, MOD_A, req, sizeof req), 0);
+    }
+    unsigned before = w.ep[SVC].got;
+    CU_ASSERT_EQUAL(send(&w, AP, 0, 7), SW_VERDICT_OK);
+    sim_event_kernel_run_for(w.k, SIM_MS(500));
+    CU_ASSERT_EQUAL(w.ep[SVC].got, before + 1);
+    CU_ASSERT_EQUAL(w.ep[SVC].last_id, 7);
+    CU_ASSERT_EQUAL(sw_fabric_in_flight(w.f), 0); /* nothing waits for a module gone */
+    world_down(&w);
+}
+
+static void test_fabric_pulled_module_with_queued_frames_does_not_block_the_ap(void)
+{
+    pulled_mid_stream(true, false); /* the 6.1 teardown: removed, then hibernated */
+    pulled_mid_stream(false, true); /* removed, link powered off */
+    pulled_mid_stream(true, true);
+}
+
+/* Random insert / stream / pull / teardown cycles on two modules: after every cycle an SVC
+ * message from the AP arrives, and at the end nothing is left in flight. */
+static void test_fabric_random_pulls_never_stall_the_ap(void)
+{
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        world w;
+        world_up(&w, SW_TIMING_FRAME);
+        uint64_t r = seed * 0x9E3779B97F4A7C15ull;
+        unsigned svc_sent = 0;
+        bool in[2] = { false, false };
+        for (unsigned cycle = 0; cycle < 25; cycle++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned which = (unsigned)(r >> 33) & 1, port = MOD_A + which;
+            uint8_t dev = (uint8_t)(2 + which);
+            uint16_t hd = (uint16_t)(6 + which);
+            if (!in[which]) {
+                CU_ASSERT_EQUAL(sw_fabric_attach(w.f, port,
+                                                 &(sw_endpoint){ receive, &w.ep[port] }), 0);
+                program(&w, port, dev, hd);
+                in[which] = true;
+            }
+            unsigned n = (unsigned)(r >> 40) % 30;
+            for (unsigned i = 0; i < n; i++)
+                CU_ASSERT_EQUAL(send_big(&w, AP, hd, (uint16_t)i, 200 + (r >> 20) % 1800),
+                                SW_VERDICT_OK);
+            sim_event_kernel_run_for(w.k, SIM_US((r >> 12) % 4000));
+            if ((r >> 50) & 1) { /* pulled; the AP tears it down */
+                sw_fabric_detach(w.f, port);
+                CU_ASSERT_EQUAL(sw_fabric_disconnect(w.f, AP, hd, port, 1), 0);
+                CU_ASSERT_EQUAL(sw_route_pair_destroy(sw_fabric_routes(w.f), 1, AP, dev, port),
+                                0);
+                if ((r >> 52) & 1)
+                    hibernate(&w, port);
+                CU_ASSERT_EQUAL(sw_fabric_set_device_id(w.f, port, 0), 0);
+                in[which] = false;
+            }
+            unsigned before = w.ep[SVC].got;
+            CU_ASSERT_EQUAL(send(&w, AP, 0, (uint16_t)cycle), SW_VERDICT_OK);
+            svc_sent++;
+            sim_event_kernel_run_for(w.k, SIM_MS(800));
+            CU_ASSERT_EQUAL(w.ep[SVC].got, before + 1);
+        }
+        sim_event_kernel_run_for(w.k, SIM_MS(2000));
+        CU_ASSERT_EQUAL(w.ep[SVC].got, svc_sent);
+        CU_ASSERT_EQUAL(sw_fabric_in_flight(w.f), 0);
+        world_down(&w);
+    }
+}
+
 static void test_fabric_refuses_bad_configurations_and_ports(void)
 {
     sim_event_kernel *k = sim_event_kernel_new(0);
@@ -227,6 +336,8 @@ static const unit_test fabric_tests[] = {
     UNIT_TEST(test_fabric_frame_level_drops_what_an_unplug_or_reset_overtakes),
     UNIT_TEST(test_fabric_message_level_drops_what_an_unplug_or_reset_overtakes),
     UNIT_TEST(test_fabric_refuses_bad_configurations_and_ports),
+    UNIT_TEST(test_fabric_pulled_module_with_queued_frames_does_not_block_the_ap),
+    UNIT_TEST(test_fabric_random_pulls_never_stall_the_ap),
     UNIT_TESTS_END,
 };
 
