@@ -31,6 +31,9 @@ typedef struct sim_ctl sim_ctl;
 /* Listens on `path` (an existing socket file there is replaced) for `t` (borrowed; it must
  * outlive the server). NULL with a reason in err. */
 sim_ctl *sim_ctl_new(const char *path, const sim_target *t, char *err, size_t errlen);
+/* The server without a socket: for sim_ctl_handle_line and tests (fuzz_control). NULL with a
+ * reason in err. */
+sim_ctl *sim_ctl_new_detached(const sim_target *t, char *err, size_t errlen);
 /* Closes every client and removes the socket file. */
 void sim_ctl_free(sim_ctl *c);
 

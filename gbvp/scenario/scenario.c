@@ -46,16 +46,25 @@ sim_scenario *sc_from_lua(lua_State *L)
     return ud;
 }
 
-/* The allocator carries the engine pointer, so every C function finds it. */
+/* The allocator carries the engine pointer, so every C function finds it. It keeps the
+ * state under its memory limit (osize is the block's size only when ptr is not NULL). */
 static void *sc_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-    (void)ud;
-    (void)osize;
+    sim_scenario *sc = ud;
+    size_t old = ptr ? osize : 0;
     if (nsize == 0) {
         free(ptr);
+        sc->mem -= old;
         return NULL;
     }
-    return realloc(ptr, nsize);
+    if (nsize > old && nsize - old > sc->mem_limit - sc->mem) {
+        sc->mem_refused = true;
+        return NULL;
+    }
+    void *p = realloc(ptr, nsize);
+    if (p)
+        sc->mem = sc->mem - old + nsize;
+    return p;
 }
 
 uint64_t sc_random_u64(sim_scenario *sc)
@@ -189,6 +198,7 @@ sim_scenario *sim_scenario_new(const sim_scenario_config *cfg, const sim_target 
     sc->t = *t;
     sc->tap = cfg->tap ? cfg->tap : stdout;
     sc->step_hook_ref = LUA_NOREF;
+    sc->mem_limit = cfg->mem_limit ? cfg->mem_limit : SC_MEM_LIMIT;
     sim_rng_seed(&sc->rng, cfg->seed);
     sc->L = lua_newstate(sc_alloc, sc);
     if (!sc->L) {
@@ -273,6 +283,13 @@ static int run(sim_scenario *sc, int load_status)
         } else {
             const char *m = lua_tostring(L, -1);
             m = m ? m : "error object is not a string";
+            char mem[96];
+            if (status == LUA_ERRMEM && sc->mem_refused) {
+                bool mib = sc->mem_limit % ((size_t)1 << 20) == 0;
+                snprintf(mem, sizeof mem, "the scenario ran past its memory limit of %zu %s",
+                         mib ? sc->mem_limit >> 20 : sc->mem_limit >> 10, mib ? "MiB" : "KiB");
+                m = mem;
+            }
             /* First line is "file:line: message"; the traceback follows for stderr. */
             size_t first = strcspn(m, "\n");
             sc->error = strndup(m, first);

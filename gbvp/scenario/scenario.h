@@ -37,6 +37,9 @@ typedef struct sim_scenario_config {
     /* Called after every step that let the AP run (e.g. to serve the control socket). */
     void (*poll)(void *ctx);
     void *poll_ctx;
+    /* The most memory the script's Lua state may hold (an allocation past it fails with
+     * an error naming the limit); 0 = 256 MiB. */
+    size_t mem_limit;
 } sim_scenario_config;
 
 typedef struct sim_scenario sim_scenario;

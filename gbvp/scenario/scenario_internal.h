@@ -36,7 +36,14 @@ struct sim_scenario {
     char *hook_error;     /* an error raised inside the step hook, raised again later */
     uint64_t active_seen[4]; /* interface ids seen active (ACTIVATED events) */
     double wall_s;        /* how long the run took */
+    size_t mem;           /* bytes the Lua state holds; allocations past mem_limit fail */
+    size_t mem_limit;     /* cfg.mem_limit or SC_MEM_LIMIT */
+    bool mem_refused;     /* one did: the script's "not enough memory" is this limit */
 };
+
+/* The most a script's Lua state may hold by default: a runaway script gets an error, not
+ * the host's memory. */
+#define SC_MEM_LIMIT ((size_t)256 << 20)
 
 /* Records one check and writes its TAP line. where may be NULL. */
 void sc_record(sim_scenario *sc, bool ok, const char *name, const char *where,

@@ -19,14 +19,17 @@ $(B)/fuzz/lib/lib$(1).a: $(call fuzz_objs,$(2))
 	$$(Q)rm -f $$@ && $$(AR) rcs $$@ $$^
 endef
 
-# fuzz_target NAME OBJECT_SOURCES LIBS: $(B)/fuzz/NAME from tests/fuzz/NAME.c.
+# fuzz_target NAME OBJECT_SOURCES LIBS [EXTRA_LDLIBS]: $(B)/fuzz/NAME from tests/fuzz/NAME.c.
 define fuzz_target
 FUZZ_TARGETS += $(B)/fuzz/$(1)
 $(B)/fuzz/$(1): $(call fuzz_objs,tests/fuzz/$(1).c $(2)) $(3)
 	@mkdir -p $$(@D)
 	$$(Q)$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $(call fuzz_objs,tests/fuzz/$(1).c $(2)) \
-		-Wl,--start-group $(3) -Wl,--end-group -lm -lpthread -lutil
+		-Wl,--start-group $(3) -Wl,--end-group $(4) -lm -lpthread -lutil -lcrypto
 endef
+
+# The front ends (control socket, scenario engine, targets) include glib, json-glib and Lua.
+$(FUZZ_OBJ)/gbvp/%.o $(FUZZ_OBJ)/tests/fuzz/%.o: FUZZ_CFLAGS += $(PKG_CFLAGS)
 
 $(eval $(call fuzz_lib,vm,$(VM_SRCS) $(GREYBUS_SRCS)))
 $(eval $(call fuzz_lib,switch,$(SWITCH_MODEL_SRCS)))
@@ -36,6 +39,11 @@ $(eval $(call fuzz_lib,model,gbvp/model/model_topo.c gbvp/model/model_net.c \
 $(eval $(call fuzz_lib,gblink,$(GBLINK_SRCS)))
 $(eval $(call fuzz_lib,kernel,$(EVENT_KERNEL_SRCS)))
 $(eval $(call fuzz_lib,sim,$(SIM_SRCS)))
+$(eval $(call fuzz_lib,ap,$(AP_MODEL_SRCS)))
+$(eval $(call fuzz_lib,front,$(wildcard gbvp/ctl/*.c gbvp/scenario/*.c gbvp/target/*.c \
+	gbvp/agent/*.c)))
+FUZZ_FRONT_LIBS := $(FUZZ_LIB_front) $(FUZZ_LIB_sim) $(FUZZ_LIB_ap) $(FUZZ_LIB_switch) \
+	$(FUZZ_LIB_vm) $(FUZZ_LIB_unipro) $(FUZZ_LIB_gblink) $(FUZZ_LIB_kernel)
 
 $(eval $(call fuzz_target,fuzz_vm_interface,,$(FUZZ_LIB_vm)))
 $(eval $(call fuzz_target,fuzz_behaviour,,$(FUZZ_LIB_vm)))
@@ -45,6 +53,8 @@ $(eval $(call fuzz_target,fuzz_gblink,tests/unit/test_gblink_util.c,$(FUZZ_LIB_g
 $(eval $(call fuzz_target,fuzz_es2,qemu-hw/es2_proto.c,$(FUZZ_LIB_gblink)))
 $(eval $(call fuzz_target,fuzz_model,,$(FUZZ_LIB_model) $(FUZZ_LIB_unipro) $(FUZZ_LIB_switch) \
 	$(FUZZ_LIB_vm) $(FUZZ_LIB_kernel)))
+$(eval $(call fuzz_target,fuzz_control,,$(FUZZ_FRONT_LIBS),$(PKG_LIBS)))
+$(eval $(call fuzz_target,fuzz_scenario_api,,$(FUZZ_FRONT_LIBS),$(PKG_LIBS)))
 
 # The manifest readers, straight from their sources (they need nothing else).
 FUZZ_TARGETS += $(B)/fuzz/fuzz_manifest_text $(B)/fuzz/fuzz_manifest_binary

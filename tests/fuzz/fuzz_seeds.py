@@ -3,7 +3,8 @@
 # Writes the seed corpora of the fuzz targets in tests/fuzz/fuzz.mk: valid inputs shaped
 # like what Linux 6.1 (and the ES2 driver, gblink peers, model and behaviour files) really
 # send, in each target's input format (see the comment at the top of each fuzz_*.c).
-# Usage: tests/fuzz/fuzz_seeds.py   (from the repository root; rewrites gen-* seeds only)
+# Usage: tests/fuzz/fuzz_seeds.py [NAME...]   (rewrites gen-* seeds only; NAME: vm, svc, es2,
+# gblink, model, behaviour, control, scenario_api; default all)
 import glob
 import os
 import shutil
@@ -398,10 +399,96 @@ def behaviour_seeds():
         b"[cport 8]\ndevice = keyboard\nvendor-id = 0x1209\nproduct-id = 0x0001\n")
 
 
+# ---- fuzz_control -----------------------------------------------------------------------
+# one connection's bytes: JSON lines as `gbvp ctl` and the unit tests send them
+def control_seeds():
+    t = "fuzz_control"
+    clean(t)
+
+    def lines(*reqs):
+        return b"".join(r.encode() + b"\n" for r in reqs)
+
+    out(t, "ping", lines('{"id":1,"cmd":"ping"}', '{"cmd":"status"}', '{"cmd":"stats"}'))
+    out(t, "insert-remove", lines(
+        '{"id":1,"cmd":"insert","slot":0,"module":"sensor"}', '{"cmd":"wait","ms":50}',
+        '{"cmd":"interface","interface":2}', '{"cmd":"link_mode","interface":2}',
+        '{"cmd":"interface_stats","slot":0}', '{"id":"r","cmd":"remove","slot":0}'))
+    out(t, "gpio", lines(
+        '{"cmd":"insert","slot":1,"module":"sensor"}',
+        '{"cmd":"gpio_set","slot":1,"line":3,"level":1}',
+        '{"cmd":"gpio_get","slot":1,"line":3}', '{"cmd":"gpio_stats","slot":1}'))
+    out(t, "battery", lines(
+        '{"cmd":"insert","slot":0,"module":"battery"}',
+        '{"cmd":"battery_set","slot":0,"property":"capacity","value":15,"notify":false}',
+        '{"cmd":"battery_get","slot":0,"property":"capacity"}', '{"cmd":"battery_stats","slot":0}',
+        '{"cmd":"cmd","slot":0,"line":"battery set capacity 20"}', '{"cmd":"pm_fault","slot":0,'
+        '"control_type":15,"status":1}'))
+    out(t, "uart-hid", lines(
+        '{"cmd":"insert","slot":0,"module":"uart"}', '{"cmd":"uart_send","slot":0,"data":"hi"}',
+        '{"cmd":"uart_read","slot":0}', '{"cmd":"uart_state","slot":0}',
+        '{"cmd":"insert","slot":1,"module":"keyboard"}',
+        '{"cmd":"hid_input","slot":1,"report":[0,0,4,0,0,0,0,0]}', '{"cmd":"hid_state","slot":1}'))
+    out(t, "i2c", lines(
+        '{"cmd":"insert","slot":2,"module":"dual"}', '{"cmd":"i2c_read","slot":2,"addr":72,'
+        '"offset":0,"len":2}', '{"cmd":"i2c_write","slot":2,"addr":72,"offset":1,"data":[1,2]}',
+        '{"cmd":"i2c_temperature","slot":2,"addr":72,"millicelsius":25000}'))
+    out(t, "link-fault", lines(
+        '{"cmd":"link","slot":0,"gear":"HS-G2B","series":"A","lanes":2}',
+        '{"cmd":"fault","slot":"ap","ber":0.001,"drop":0.1,"down":true,"delay":5,"down_for":5}',
+        '{"cmd":"link_stats","slot":"ap"}', '{"cmd":"intf_oops","interface":2,"reason":1}'))
+    out(t, "capture-trace-subscribe", lines(
+        '{"cmd":"capture","file":"x.pcapng"}', '{"cmd":"capture","stop":true}',
+        '{"cmd":"trace","file":"x.json"}', '{"cmd":"trace","stop":true}',
+        '{"cmd":"subscribe","events":["module","link"]}', '{"cmd":"unsubscribe"}'))
+    out(t, "refused", b'not json\n{"cmd":"ping"} {"cmd":"ping"}\n[1,2]\n{"cmd":7}\n'
+        b'{"cmd":"insert","slot":"0","module":"sensor"}\n{"cmd":"nope"}\n\xff\xfe\r\n'
+        b'{"cmd":"wait","ms":1.5}\n{"cmd":"gpio_set","slot":0,"line":256,"level":2}\n')
+
+
+# ---- fuzz_scenario_api ------------------------------------------------------------------
+# first byte odd: the rest is a Lua script (what docs/scenarios.md shows)
+def scenario_api_seeds():
+    t = "fuzz_scenario_api"
+    clean(t)
+
+    def lua(text):
+        return b"\x01" + text.encode()
+
+    out(t, "insert", lua('local id = gbvp.insert(0, "sensor")\n'
+                         'gbvp.check_eq(gbvp.interface_state(id), "activated", "up")\n'
+                         'gbvp.log(gbvp.module(0), gbvp.slot_interface(0), gbvp.now())\n'
+                         'gbvp.remove(0)\n'))
+    out(t, "typed", lua('gbvp.insert(1, "battery")\ngbvp.battery_set(1, "capacity", 20)\n'
+                        'gbvp.check(gbvp.battery_get(1, "capacity") == 20, "cap")\n'
+                        'print(gbvp.cmd(1, "battery set capacity 30"))\n'
+                        'gbvp.insert(2, "sensor")\ngbvp.gpio_set(2, 3, 1)\n'
+                        'print(gbvp.gpio_get(2, 3))\n'))
+    out(t, "wait-for", lua('gbvp.insert(0, "keyboard")\n'
+                           'gbvp.wait_for(function() return gbvp.interface(2).active end,'
+                           ' 500, 5)\n'
+                           'print(pcall(gbvp.hid_input, 0, {0,0,4,0,0,0,0,0}))\ngbvp.wait(10)\n'))
+    out(t, "link", lua('if gbvp.features.link_model then gbvp.link(0, {gear="HS-G2B"}) end\n'
+                       'print(pcall(gbvp.fault, 0, {ber=1e-3}))\n'
+                       'print(pcall(gbvp.link_stats, "ap"))\n'))
+    out(t, "misc", lua('print(gbvp.arg("x", "d"), gbvp.random(1, 6), gbvp.stats().pings)\n'
+                       'gbvp.on_ap_step("SVC", function() end)\nprint(gbvp.ap_traced("x"))\n'
+                       'gbvp.ap_trace_clear()\ngbvp.skip("done")\n'))
+    out(t, "bad-args", lua('for _, f in ipairs({gbvp.insert, gbvp.remove, gbvp.wait, gbvp.link})'
+                           ' do\n  print(pcall(f, nil)) print(pcall(f, -1, {}))'
+                           ' print(pcall(f, 0/0))\nend\n'))
+    # first byte even: generated calls (fuzz_scenario_api.c): function, argument count, kinds
+    out(t, "calls", bytes([0, 0, 2, 5, 0, 7, 1, 3, 1, 3, 0, 4, 1, 6, 2, 13, 2, 5, 0, 9, 3]))
+
+
+GENERATORS = {"vm": vm_seeds, "svc": svc_seeds, "es2": es2_seeds, "gblink": gblink_seeds,
+              "model": model_seeds, "behaviour": behaviour_seeds, "control": control_seeds,
+              "scenario_api": scenario_api_seeds}
+
 if __name__ == "__main__":
-    vm_seeds()
-    svc_seeds()
-    es2_seeds()
-    gblink_seeds()
-    model_seeds()
-    behaviour_seeds()
+    import sys
+    # with names (e.g. `control scenario_api`), only those targets' seeds
+    for name in sys.argv[1:] or list(GENERATORS):
+        if name not in GENERATORS:
+            sys.exit("fuzz_seeds.py: no seeds named '%s' (one of %s)" %
+                     (name, ", ".join(GENERATORS)))
+        GENERATORS[name]()

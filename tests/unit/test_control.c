@@ -292,6 +292,30 @@ static void test_control_new_refuses_bad_paths(void)
     sim_local_free(t);
 }
 
+/* The server without a socket (what fuzz_control drives): same replies, no file. */
+static void test_control_detached_server_answers_without_a_socket(void)
+{
+    char err[320];
+    sim_local_config lc = { .sim = { .num_slots = 4 }, .ap = SIM_LOCAL_TEST_AP };
+    sim_local *t = sim_local_new(&lc, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_PTR_NULL(sim_ctl_new_detached(NULL, err, sizeof err));
+    CU_ASSERT_STRING_EQUAL(err, "no target to serve");
+    sim_ctl *c = sim_ctl_new_detached(sim_local_target(t), err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    const char ping[] = "{\"id\":3,\"cmd\":\"insert\",\"slot\":1,\"module\":\"sensor\"}";
+    char *rep = sim_ctl_handle_line(c, ping, sizeof ping - 1);
+    CU_ASSERT_TRUE(rep && strstr(rep, "\"id\":3,\"ok\":true"));
+    free(rep);
+    const char sub[] = "{\"cmd\":\"subscribe\"}";
+    rep = sim_ctl_handle_line(c, sub, sizeof sub - 1);
+    CU_ASSERT_TRUE(rep && strstr(rep, "subscriptions need a socket connection"));
+    free(rep);
+    sim_ctl_service(c); /* nothing to accept or read */
+    sim_ctl_free(c);
+    sim_local_free(t);
+}
+
 static const unit_test tests[] = {
     UNIT_TEST(test_control_commands_drive_the_simulator),
     UNIT_TEST(test_control_refuses_bad_requests_naming_the_problem),
@@ -299,6 +323,7 @@ static const unit_test tests[] = {
     UNIT_TEST(test_control_socket_is_private_and_sends_events),
     UNIT_TEST(test_control_refuses_long_lines_and_surplus_clients),
     UNIT_TEST(test_control_new_refuses_bad_paths),
+    UNIT_TEST(test_control_detached_server_answers_without_a_socket),
     UNIT_TESTS_END,
 };
 

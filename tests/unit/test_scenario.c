@@ -202,6 +202,23 @@ static void test_scenario_sandbox_has_no_io_or_os(void)
     finish(&r);
 }
 
+/* fuzz_scenario_api finding: a script could take all the host's memory (string.rep in a
+ * loop); the Lua state now has a limit and its error names it. */
+static void test_scenario_memory_is_limited(void)
+{
+    run r;
+    run_string(&r, "local t = {}\nfor i = 1, 400 do t[i] = string.rep('x', 1 << 20) .. i end\n");
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_TRUE(error_has(&r, "the scenario ran past its memory limit of 256 MiB"));
+    finish(&r);
+    /* a refused allocation inside pcall is an error the script can handle */
+    run_string(&r, "local ok = pcall(string.rep, 'x', 1 << 30)\n"
+                   "gbvp.check(not ok, 'refused')\nlocal s = string.rep('y', 1000)\n"
+                   "gbvp.check(#s == 1000, 'still works')\n");
+    CU_ASSERT_EQUAL(r.rc, 0);
+    finish(&r);
+}
+
 static void test_scenario_link_model_absent_on_test_ap_and_absent_guest_fail_loudly(void)
 {
     run r;
@@ -320,6 +337,7 @@ static const unit_test tests[] = {
     UNIT_TEST(test_scenario_same_seed_same_random_numbers),
     UNIT_TEST(test_scenario_arg_reads_set_values),
     UNIT_TEST(test_scenario_sandbox_has_no_io_or_os),
+    UNIT_TEST(test_scenario_memory_is_limited),
     UNIT_TEST(test_scenario_link_model_absent_on_test_ap_and_absent_guest_fail_loudly),
     UNIT_TEST(test_scenario_bad_arguments_name_what_is_wrong),
     UNIT_TEST(test_scenario_backends_reach_the_ap),
