@@ -18,9 +18,9 @@ endif
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
-PKGS := glib-2.0 json-glib-1.0 lua5.4 cunit
+PKGS := glib-2.0 json-glib-1.0 lua5.4 libcrypto cunit
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs glib-2.0 json-glib-1.0 lua5.4 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs glib-2.0 json-glib-1.0 lua5.4 libcrypto 2>/dev/null)
 CUNIT_LIBS := $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
 
 CC ?= cc
@@ -70,6 +70,7 @@ help:
 	@echo "make integration  boot the guest kernel in QEMU and test it"
 	@echo "make bench        benchmarks, printed as 'bench NAME VALUE UNIT'"
 	@echo "make bench-guest  what a capture costs a guest run (boots the guest)"
+	@echo "make bench-fullsystem  the kernel's loopback_test in the guest at HS-G3B x2 (boots it)"
 	@echo "make asan         unit tests built with AddressSanitizer and UBSan"
 	@echo "make fuzz         run every libFuzzer target FUZZ_SECONDS (60) seconds each"
 	@echo "make clean        remove build/"
@@ -88,7 +89,7 @@ check:
 run:
 	$(Q)scripts/deps.sh
 	$(Q)$(MAKE) --no-print-directory all
-	$(B)/gbvp run $(RUN_ARGS)
+	$(B)/gbvp run $(if $(GBVP_ARCH),--arch $(GBVP_ARCH)) $(RUN_ARGS)
 
 unit: $(UNIT_TESTS)
 	$(Q)scripts/run-unit.sh $(UNIT_TESTS)
@@ -100,6 +101,11 @@ bench: $(BENCHES)
 .PHONY: bench-guest
 bench-guest: all
 	$(Q)tests/bench/bench_guest_capture.sh
+
+# RUNS=N repeats each case (default 3); PERF=FILE profiles gbvp sim meanwhile.
+.PHONY: bench-fullsystem
+bench-fullsystem: all
+	$(Q)GBVP=$(B)/gbvp tests/bench/bench_fullsystem.sh
 
 # Runs every fuzz target for FUZZ_SECONDS; new inputs go to $(B)/fuzz/corpus/NAME/.
 .PHONY: fuzz

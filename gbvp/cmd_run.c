@@ -48,6 +48,7 @@ static void on_signal(int sig)
 
 typedef struct run_opts {
     const char *scenario, *control, *qemu, *kernel, *initrd, *pcap, *trace;
+    const char *arch;         /* --arch: the guest's, x86_64 (default) or arm64 */
     const char *tap, *junit;  /* --tap, --junit: the scenario's reports, for gbvp test */
     const char *set[MAX_SET]; /* --set NAME=VALUE, for gbvp.arg */
     size_t nset;
@@ -77,7 +78,7 @@ static void usage(FILE *out)
             "                [--trace FILE] [--tap FILE] [--junit FILE] [--seed N]\n"
             "                [--set NAME=VALUE]... [--timeout S]\n"
             "                [--kvm] [--keep-running] [--qemu PATH] [--kernel PATH]\n"
-            "                [--initrd PATH] [--sim-wrapper 'COMMAND ARGS']\n\n"
+            "                [--initrd PATH] [--arch x86_64|arm64] [--sim-wrapper 'COMMAND ARGS']\n\n"
             "Builds QEMU and the guest when needed, starts the simulator (gbvp sim) and QEMU\n"
             "(TCG), boots the Linux 6.1 guest against the emulated ES2 bridge and runs a\n"
             "scenario through the simulator's control socket and the guest agent: by default\n"
@@ -103,6 +104,8 @@ static void usage(FILE *out)
             "  --qemu PATH      QEMU binary with -device greybus-es2 (default: scripts/build-qemu.sh's)\n"
             "  --kernel PATH    guest kernel (default: scripts/build-guest.sh's)\n"
             "  --initrd PATH    guest initramfs with gbvp-agent (default: build-guest.sh's)\n"
+            "  --arch ARCH      the guest: x86_64 (default; QEMU pc) or arm64 (QEMU virt,\n"
+            "                   cortex-a57); both with qemu-xhci and greybus-es2\n"
             "  --sim-wrapper 'COMMAND ARGS'\n"
             "                   run the simulator under COMMAND (words split at spaces, no\n"
             "                   quoting), e.g. 'valgrind --error-exitcode=99 --leak-check=full';\n"
@@ -247,7 +250,7 @@ static bool build(run_ctx *r)
     if (!r->o.kernel || !r->o.initrd) {
         say(r, "guest: scripts/build-guest.sh (cached after the first build)");
         snprintf(script, sizeof script, "%s/scripts/build-guest.sh", r->repo);
-        char *argv[] = { script, NULL };
+        char *argv[] = { script, "--arch", (char *)r->o.arch, NULL };
         if (capture(argv, out, sizeof out) != 0 || !line_value(out, "kernel: ", r->kernel, sizeof r->kernel) ||
             !line_value(out, "initramfs: ", r->initrd, sizeof r->initrd)) {
             say(r, "scripts/build-guest.sh failed (its output is above)");
@@ -358,14 +361,14 @@ static bool start_qemu(run_ctx *r)
     /* Without --qemu, run-guest.sh finds build-qemu.sh's binary itself and adds the
      * firmware paths that build needs (it has no blobs of its own); with --qemu, the same
      * Debian firmware directories are added as extra search paths, harmless elsewhere. */
-    char *argv[] = { script, "--background", "--dir", r->dir,
+    char *argv[] = { script, "--background", "--arch", (char *)r->o.arch, "--dir", r->dir,
                      "--kernel", r->kernel, "--initrd", r->initrd,
                      "--device", "qemu-xhci,id=xhci", "--device", dev,
                      r->o.kvm ? "--kvm" : "--background",
                      r->o.qemu ? "--qemu" : NULL, (char *)r->o.qemu,
                      "--", "-L", "/usr/share/qemu", "-L", "/usr/share/seabios", NULL };
-    say(r, "QEMU: %s, 256 MiB, qemu-xhci + greybus-es2 (console %s/console.log)",
-        r->o.kvm ? "KVM" : "TCG", r->dir);
+    say(r, "QEMU: %s, %s, 256 MiB, qemu-xhci + greybus-es2 (console %s/console.log)",
+        r->o.arch, r->o.kvm ? "KVM" : "TCG", r->dir);
     if (capture(argv, out, sizeof out) != 0) {
         say(r, "scripts/run-guest.sh could not start QEMU (see %s/qemu.log)", r->dir);
         return false;
@@ -582,6 +585,8 @@ static int parse(int argc, char **argv, run_opts *o)
                 return 2;
         } else if (!strcmp(a, "--sim-wrapper")) {
             slot = &o->sim_wrapper;
+        } else if (!strcmp(a, "--arch")) {
+            slot = &o->arch;
         } else {
             fprintf(stderr, "gbvp run: unknown option '%s' (try --help)\n", a);
             return 2;
@@ -593,6 +598,14 @@ static int parse(int argc, char **argv, run_opts *o)
             }
             *slot = argv[++i];
         }
+    }
+    if (!o->arch)
+        o->arch = "x86_64";
+    else if (!strcmp(o->arch, "aarch64"))
+        o->arch = "arm64";
+    if (strcmp(o->arch, "x86_64") && strcmp(o->arch, "arm64")) {
+        fprintf(stderr, "gbvp run: --arch %s: want x86_64 or arm64\n", o->arch);
+        return 2;
     }
     /* (--scenario may name one of gbvp's own: looked up once the data folder is known) */
     const char *files[] = { o->kernel, o->initrd, o->qemu };

@@ -65,7 +65,9 @@ arm64|aarch64)
 esac
 
 fragments=("$repo/guest/linux.config" "$repo/guest/linux-$arch.config")
-initramfs_inputs=("$repo/guest/init" "$repo/guest/agent.c")
+initramfs_inputs=("$repo/guest/init" "$repo/guest/agent.c" "$repo/guest/firmware/mkfw.sh"
+                  "$repo/guest/firmware/s2l-gpio-loopback.mnfs")
+initramfs_inputs+=("$repo/guest/tools/userland-probe.c")
 for f in "${fragments[@]}" "${initramfs_inputs[@]}"; do
     [ -f "$f" ] || die "missing input file $f"
 done
@@ -292,6 +294,64 @@ spi_tools() {
     echo "$dir"
 }
 
+# The kernel's Greybus loopback tool (drivers/staging/greybus/tools/loopback_test), linked
+# statically for the full-system benchmark. Its source defines its own abort(), which a
+# static link would clash with libc's: the macro renames it at compile time. Prints its path.
+loopback_tool() {
+    local dir=$cache/initramfs/loopback-test-$arch-$kver
+    if [ ! -x "$dir/loopback_test" ]; then
+        say "initramfs: building drivers/staging/greybus/tools/loopback_test (static)"
+        rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+        "${cross}gcc" -O2 -static -std=gnu99 -D_GNU_SOURCE -Dabort=loopback_test_abort \
+            -o "$dir.tmp/loopback_test.full" "$src/drivers/staging/greybus/tools/loopback_test.c" \
+            >"$dir.tmp/build.log" 2>&1 || { tail -n 20 "$dir.tmp/build.log" >&2; die "loopback_test build failed"; }
+        "${cross}strip" -o "$dir.tmp/loopback_test" "$dir.tmp/loopback_test.full"
+        rm -f "$dir.tmp/loopback_test.full" && rm -rf "$dir" && mv "$dir.tmp" "$dir"
+    fi
+    echo "$dir/loopback_test"
+}
+
+# libgpiod's command-line tools (gpiodetect, gpioinfo, gpioget, gpioset, gpiomon, gpiofind)
+# from Debian's gpiod package as a distribution ships them: dynamically linked, with
+# libgpiod.so.2 and the target's glibc beside them. Prints their directory: bin/, lib/ (the
+# libraries, for /lib/<triplet>), interp (the ELF interpreter's path, for the same path in
+# the guest).
+gpiod_tools() {
+    local dir=$cache/initramfs/gpiod-$arch
+    if [ ! -x "$dir/bin/gpiomon" ]; then
+        say "initramfs: fetching gpiod + libgpiod2 ($deb_arch)"
+        rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/bin" "$dir.tmp/lib"
+        local apt=(apt-get -o DPkg::Lock::Timeout=900)
+        if [ "$deb_arch" != "$(dpkg --print-architecture)" ]; then
+            # the private apt state busybox_binary set up for the foreign architecture
+            local state=$cache/apt-$deb_arch
+            mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+            apt+=(-o "APT::Architecture=$deb_arch" -o "APT::Architectures::=$deb_arch"
+                  -o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"
+                  -o "Dir::State::status=/dev/null")
+            ls "$state/lists/"*Packages* >/dev/null 2>&1 || "${apt[@]}" update >"$dir.tmp/apt.log" 2>&1 ||
+                { cat "$dir.tmp/apt.log" >&2; die "apt-get update for $deb_arch failed"; }
+        fi
+        # (stale or missing package lists: one apt-get update, then again)
+        (cd "$dir.tmp" && "${apt[@]}" download "gpiod:$deb_arch" "libgpiod2:$deb_arch" >>apt.log 2>&1) ||
+            { "${apt[@]}" update >>"$dir.tmp/apt.log" 2>&1 &&
+              (cd "$dir.tmp" && "${apt[@]}" download "gpiod:$deb_arch" "libgpiod2:$deb_arch" >>apt.log 2>&1); } ||
+            { cat "$dir.tmp/apt.log" >&2; die "apt-get download gpiod:$deb_arch libgpiod2:$deb_arch failed"; }
+        local d
+        for d in "$dir.tmp"/*.deb; do dpkg -x "$d" "$dir.tmp/root"; done
+        cp "$dir.tmp"/root/usr/bin/gpio* "$dir.tmp/bin/"
+        cp -L "$(find "$dir.tmp/root" -name libgpiod.so.2 | head -n 1)" "$dir.tmp/lib/libgpiod.so.2"
+        local interp
+        interp=$("${cross}readelf" -l "$dir.tmp/bin/gpiomon" | sed -n 's/.*interpreter: \(.*\)]$/\1/p')
+        [ -n "$interp" ] || die "no ELF interpreter in gpiomon"
+        cp -L "$("${cross}gcc" -print-file-name=libc.so.6)" "$dir.tmp/lib/libc.so.6"
+        cp -L "$("${cross}gcc" -print-file-name="${interp##*/}")" "$dir.tmp/interp-file"
+        echo "$interp" >"$dir.tmp/interp"
+        rm -rf "$dir.tmp/root" "$dir.tmp"/*.deb "$dir" && mv "$dir.tmp" "$dir"
+    fi
+    echo "$dir"
+}
+
 build_initramfs() {
     if [ "$force" -eq 0 ] && [ -f "$initramfs_image" ]; then
         say "initramfs: cached ($initramfs_out)"
@@ -308,10 +368,37 @@ build_initramfs() {
     "${cross}gcc" -std=c11 -Os -static -Wall -Wextra -Werror -D_GNU_SOURCE \
         -o "$work/gbvp-agent" "$repo/guest/agent.c"
     "${cross}strip" "$work/gbvp-agent"
-    local busybox gpio spi
+    "${cross}gcc" -std=c11 -Os -static -Wall -Wextra -Werror -D_GNU_SOURCE \
+        -o "$work/gbvp-userland-probe" "$repo/guest/tools/userland-probe.c"
+    "${cross}strip" "$work/gbvp-userland-probe"
+    local gpiod triplet interp
+    gpiod=$(gpiod_tools)
+    triplet=$("${cross}gcc" -dumpmachine) interp=$(cat "$gpiod/interp")
+    # The kernel's Greybus firmware samples (drivers/staging/greybus/Documentation/firmware):
+    # gb-firmware drives /dev/gb-fw-mgmt-N, gb-authenticate /dev/gb-authenticate-N.
+    local fwdoc=$src/drivers/staging/greybus/Documentation/firmware
+    "${cross}gcc" -O2 -static -o "$work/gb-firmware" "$fwdoc/firmware.c"
+    "${cross}gcc" -O2 -static -o "$work/gb-authenticate" "$fwdoc/authenticate.c"
+    "${cross}strip" "$work/gb-firmware" "$work/gb-authenticate"
+    # Firmware images for /lib/firmware (layout: virtual-modules/fw_image.h), named as 6.1
+    # asks for them: gmp_<ddbl1 mfr>_<ddbl1 product>_<vendor>_<product>_<tag>.tftf. The
+    # catalog's bootrom module (vendor 0x42, product 0xb00) boots the s2l image.
+    mkdir -p "$work/firmware"
+    local fwimg=gmp_00000126_00001002_00000042_00000b00_s2l.tftf
+    "$repo/guest/firmware/mkfw.sh" "$work/firmware/$fwimg" gbvp-s2l-gpio-loopback 1 0 \
+        "$repo/guest/firmware/s2l-gpio-loopback.mnfs" 12288 >&2
+    # ... and the catalog's firmware module (vendor 0x43, product 0xf00) loads these two by
+    # the tags the kernel's firmware sample uses by default (interface "s3f", backend "bf_01")
+    local tag
+    for tag in s3f bf_01; do
+        "$repo/guest/firmware/mkfw.sh" "$work/firmware/gmp_00000126_00001002_00000043_00000f00_$tag.tftf" \
+            "gbvp-$tag" 1 1 "$repo/guest/firmware/s2l-gpio-loopback.mnfs" 8192 >&2
+    done
+    local busybox gpio spi lbtest
     busybox=$(busybox_binary)
     gpio=$(gpio_tools)
     spi=$(spi_tools)
+    lbtest=$(loopback_tool)
     # The applet list comes from the host's busybox (same Debian version); the binary is the
     # target's.
     local applets
@@ -326,6 +413,23 @@ build_initramfs() {
         echo "file /bin/busybox $busybox 0755 0 0"
         echo "file /init $repo/guest/init 0755 0 0"
         echo "file /sbin/gbvp-agent $work/gbvp-agent 0755 0 0"
+        echo "file /usr/bin/gbvp-userland-probe $work/gbvp-userland-probe 0755 0 0"
+        echo "dir /lib 0755 0 0"
+        echo "dir /lib/$triplet 0755 0 0"
+        [ "${interp%/*}" = /lib ] || echo "dir ${interp%/*} 0755 0 0"
+        echo "file $interp $gpiod/interp-file 0755 0 0"
+        echo "file /lib/$triplet/libc.so.6 $gpiod/lib/libc.so.6 0755 0 0"
+        echo "file /lib/$triplet/libgpiod.so.2 $gpiod/lib/libgpiod.so.2 0644 0 0"
+        for t in "$gpiod"/bin/gpio*; do
+            echo "file /usr/bin/${t##*/} $t 0755 0 0"
+        done
+        echo "file /usr/bin/gb-firmware $work/gb-firmware 0755 0 0"
+        echo "file /usr/bin/gb-authenticate $work/gb-authenticate 0755 0 0"
+        echo "dir /lib 0755 0 0"
+        echo "dir /lib/firmware 0755 0 0"
+        for t in "$work"/firmware/*.tftf; do
+            echo "file /lib/firmware/${t##*/} $t 0644 0 0"
+        done
         local t
         for t in lsgpio gpio-hammer gpio-event-mon gpio-watch; do
             echo "file /usr/bin/$t $gpio/$t 0755 0 0"
@@ -333,6 +437,7 @@ build_initramfs() {
         for t in spidev_test spidev_fdx; do
             echo "file /usr/bin/$t $spi/$t 0755 0 0"
         done
+        echo "file /usr/bin/loopback_test $lbtest 0755 0 0"
         local a
         for a in $applets; do
             [ "$a" = bin/busybox ] && continue
