@@ -6,7 +6,7 @@
 set -euo pipefail
 packages=(
     build-essential pkg-config make gcc clang llvm valgrind
-    libcunit1-dev libglib2.0-dev libjson-glib-dev liblua5.4-dev lua5.4
+    libcunit1-dev libglib2.0-dev libjson-glib-dev liblua5.4-dev lua5.4 libssl-dev openssl
     python3 python3-matplotlib perl jq xz-utils tshark libsystemc-dev
 )
 if [ "$(id -u)" -ne 0 ]; then

@@ -32,7 +32,7 @@ VM_TEST_SRCS := tests/unit/test_vm_main.c tests/unit/test_vm_harness.c \
 	tests/unit/test_vm_uart.c tests/unit/test_vm_hid.c tests/unit/test_vm_light.c \
 	tests/unit/test_vm_vibrator.c tests/unit/test_vm_robustness.c \
 	tests/unit/test_vm_commands.c tests/unit/test_vm_pwm.c \
-	tests/unit/test_vm_lograw.c tests/unit/test_vm_spi.c
+	tests/unit/test_vm_lograw.c tests/unit/test_vm_spi.c tests/unit/test_vm_firmware.c
 $(eval $(call unit_test,test_vm,$(VM_TEST_SRCS),$(TEST_LIBS)))
 $(eval $(call unit_test,test_vm_ap_path,tests/unit/test_vm_ap_path.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_model_cli,tests/unit/test_unipro_model_cli.c,$(TEST_LIBS)))
@@ -61,12 +61,15 @@ $(eval $(call bench,bench_capture,tests/bench/bench_capture.c,$(TEST_LIBS)))
 INTEGRATION_TESTS += tests/integration/boot_test.sh tests/integration/es2_bridge_test.sh \
 	tests/integration/es2_fault_test.sh tests/integration/enumeration_test.sh \
 	tests/integration/classes_test.sh tests/integration/run_test.sh
-INTEGRATION_TESTS += tests/integration/classes_more_test.sh
-INTEGRATION_TESTS += tests/integration/install_test.sh
-INTEGRATION_TESTS += tests/integration/multi_run_test.sh
+INTEGRATION_TESTS += tests/integration/userland_test.sh
+INTEGRATION_TESTS += tests/integration/arm64_test.sh
+INTEGRATION_TESTS += tests/integration/firmware_test.sh
 INTEGRATION_TESTS += tests/integration/kill_test.sh
 INTEGRATION_TESTS += tests/integration/sim_valgrind_test.sh
+INTEGRATION_TESTS += tests/integration/install_test.sh
+INTEGRATION_TESTS += tests/integration/multi_run_test.sh
 INTEGRATION_TESTS += tests/integration/storm_test.sh
+INTEGRATION_TESTS += tests/integration/classes_more_test.sh
 # es2_peer: a misbehaving gblink server (silent, lying, dropping its side of the bridge) for
 # the fault test of the device; built on demand by that test.
 ES2_PEER := $(B)/tests/es2_peer

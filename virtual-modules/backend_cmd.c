@@ -17,6 +17,10 @@
 #include "virtual-modules/loopback.h"
 #include "virtual-modules/power_supply.h"
 #include "virtual-modules/pwm.h"
+#include "virtual-modules/authentication.h"
+#include "virtual-modules/bootrom.h"
+#include "virtual-modules/fw_image.h"
+#include "virtual-modules/fw_mgmt.h"
 #include "virtual-modules/raw.h"
 #include "virtual-modules/spi.h"
 #include "virtual-modules/uart.h"
@@ -652,6 +656,92 @@ static int do_interface(cmd *c)
                (unsigned long long)st.tx_responses, (unsigned long long)st.dropped);
 }
 
+/* bootrom flash FILE: an image (a host file) in the module's flash, its boot ROM's fallback
+ * when the download over UniPro fails (bootrom.h). */
+static int do_bootrom(cmd *c)
+{
+    vm_bootrom *b = vm_interface_bootrom(c->intf, c->cport);
+    if (!b)
+        return no_class(c, "bootrom");
+    if (strcmp(c->argv[1], "flash") || nargs(c, 3))
+        return say(c, -1, "bootrom: expected flash FILE");
+    FILE *f = fopen(c->argv[2], "rb");
+    if (!f)
+        return say(c, -1, "%s: %s", c->argv[2], strerror(errno));
+    uint8_t *img = malloc(VM_FW_IMAGE_MAX + 1);
+    size_t n = img ? fread(img, 1, VM_FW_IMAGE_MAX + 1, f) : 0;
+    fclose(f);
+    int rc = img ? vm_bootrom_flash(b, img, n) : -ENOMEM;
+    free(img);
+    if (rc == -EINVAL)
+        return say(c, -1, "%s: %zu bytes; an image has %u..%u", c->argv[2], n,
+                   VM_FW_HEADER_SIZE, VM_FW_IMAGE_MAX);
+    if (rc == -EBUSY)
+        return say(c, -1, "the module is already booting an image");
+    if (rc == -EIO)
+        return say(c, -1, "image refused: %s", vm_bootrom_error(b));
+    return rc ? errno_reply(c, rc) : say(c, 0, "%zu bytes flashed", n);
+}
+
+/* auth state: the authentication CPort's UID, certificate and last signed response. */
+static int do_auth(cmd *c)
+{
+    vm_cap *a = vm_interface_cap(c->intf, c->cport);
+    if (!a)
+        return no_class(c, "authentication");
+    if (strcmp(c->argv[1], "state") || nargs(c, 2))
+        return say(c, -1, "auth: expected state");
+    const vm_cap_state *st = vm_cap_get_state(a);
+    char cert[2 * VM_CAP_CERT_SIZE + 1], resp[2 * VM_CAP_RESPONSE_SIZE + 1],
+        sig[2 * VM_CAP_SIGNATURE_SIZE + 1];
+    hexout(cert, sizeof cert, st->certificate, st->have_key ? VM_CAP_CERT_SIZE : 0);
+    hexout(resp, sizeof resp, st->response, st->authentications ? VM_CAP_RESPONSE_SIZE : 0);
+    hexout(sig, sizeof sig, st->signature, st->authentications ? VM_CAP_SIGNATURE_SIZE : 0);
+    vm_reply_int(c->r, "authentications", st->authentications);
+    vm_reply_bytes(c->r, "certificate", st->certificate, st->have_key ? VM_CAP_CERT_SIZE : 0);
+    return say(c, 0, "uid 0x%016llx authentications %u certificate %s response %s signature %s",
+               (unsigned long long)st->uid, st->authentications, cert[0] ? cert : "-",
+               resp[0] ? resp : "-", sig[0] ? sig : "-");
+}
+
+/* firmware state: what the module downloaded and booted (bootrom.h, fw_image.h). */
+static int do_firmware(cmd *c)
+{
+    if (strcmp(c->argv[1], "state") || nargs(c, 2))
+        return say(c, -1, "firmware: expected state");
+    vm_firmware_info fw;
+    vm_interface_firmware_info(c->intf, &fw);
+    vm_reply_int(c->r, "boots", fw.boots);
+    vm_reply_text(c->r, "name", fw.name);
+    vm_reply_int(c->r, "size", fw.size);
+    vm_reply_int(c->r, "crc", fw.crc);
+    char boot[256] = "";
+    vm_bootrom *b = vm_interface_bootrom(c->intf, c->cport);
+    if (b) {
+        vm_bootrom_stats st;
+        vm_bootrom_get_stats(b, &st);
+        vm_reply_text(c->r, "bootrom", vm_bootrom_state_name(st.state));
+        vm_reply_int(c->r, "received", st.received);
+        snprintf(boot, sizeof boot, " bootrom %s received %u/%u fetches %u%s%s",
+                 vm_bootrom_state_name(st.state), st.received, st.size, st.fetches,
+                 vm_bootrom_error(b)[0] ? " error " : "", vm_bootrom_error(b));
+    }
+    vm_fw_mgmt *m = vm_interface_fw_mgmt(c->intf, VM_ANY_CPORT);
+    if (m) {
+        vm_fw_mgmt_stats ms;
+        vm_fw_mgmt_get_stats(m, &ms);
+        vm_reply_int(c->r, "loads", ms.loads);
+        vm_reply_int(c->r, "updates", ms.updates);
+        size_t used = strlen(boot);
+        snprintf(boot + used, sizeof boot - used,
+                 " fw-mgmt loads %u load-status %u updates %u update-status %u", ms.loads,
+                 ms.last_load_status, ms.updates, ms.last_update_status);
+    }
+    return say(c, 0, "boots %u name %s size %u crc 0x%08x version %u.%u%s%s%s", fw.boots,
+               fw.name[0] ? fw.name : "-", fw.size, fw.crc, fw.major, fw.minor, boot,
+               fw.error[0] ? " boot-error " : "", fw.error);
+}
+
 static const struct {
     const char *name;
     int (*run)(cmd *c);
@@ -660,7 +750,8 @@ static const struct {
     {"battery", do_battery},   {"hid", do_hid},     {"vibrator", do_vibrator},
     {"light", do_light},       {"loopback", do_loopback}, {"pm", do_pm},
     {"pwm", do_pwm},           {"log", do_log},     {"raw", do_raw},
-    {"spi", do_spi},           {"interface", do_interface},
+    {"spi", do_spi},           {"interface", do_interface}, {"firmware", do_firmware},
+    {"bootrom", do_bootrom},   {"auth", do_auth},
 };
 
 int vm_backend_command(vm_interface *intf, const char *line, sim_time now, vm_reply *reply)
@@ -684,7 +775,7 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, vm_re
     }
     if (c.argc < 2)
         return say(&c, -1, "expected CLASS[@CPORT] VERB ... (gpio, i2c, uart, battery, hid, "
-                   "vibrator, light, loopback, pwm, log, raw, spi, pm, interface)");
+                   "vibrator, light, loopback, pwm, log, raw, spi, pm, interface, firmware, bootrom, auth)");
     char *at = strchr(c.argv[0], '@');
     if (at) {
         *at = '\0';
@@ -698,5 +789,5 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, vm_re
         if (!strcmp(classes[i].name, c.argv[0]))
             return classes[i].run(&c);
     return say(&c, -1, "unknown class '%s' (gpio, i2c, uart, battery, hid, vibrator, light, "
-               "loopback, pwm, log, raw, spi, pm, interface)", c.argv[0]);
+               "loopback, pwm, log, raw, spi, pm, interface, firmware, bootrom, auth)", c.argv[0]);
 }

@@ -125,6 +125,7 @@ uint8_t vm_control_request(vm_interface *intf, vm_request *rq)
         for (size_t i = 0; i < intf->nbundles; i++)
             intf->bundles[i].state = VM_BUNDLE_INACTIVE;
         vm_dme_rearm_init_status(intf->dme);
+        vm_interface_mode_switch_boot(intf);
         return GB_OP_SUCCESS;
     case GB_CONTROL_TYPE_BUNDLE_SUSPEND:
     case GB_CONTROL_TYPE_BUNDLE_RESUME:

@@ -15,6 +15,8 @@
 
 #include "event-kernel/scheduler.h"
 #include "virtual-modules/behaviour.h"
+#include "virtual-modules/manifest.h"
+#include "virtual-modules/vm_interface.h"
 
 /* One CPort of an interface, as its handler sees it. Owned by the interface. */
 typedef struct vm_endpoint vm_endpoint;
@@ -28,6 +30,20 @@ int vm_endpoint_request(vm_endpoint *ep, uint8_t type, const void *payload, size
                         bool want_response);
 uint16_t vm_endpoint_cport(const vm_endpoint *ep);
 bool vm_endpoint_connected(const vm_endpoint *ep);
+/* The module boots downloaded firmware whose manifest is `m` (ownership passes, also on
+ * failure). Applied once the message being handled is done: connections drop, the interface
+ * serves `m` with default handlers (this one is destroyed), init status reads
+ * VM_INIT_STATUS_DEFAULT and the mode-switch flag rises, so the SVC reports the mailbox
+ * event that makes the 6.1 AP re-enumerate the interface. 0, or -EBUSY when a boot is
+ * already pending. */
+struct vm_firmware_info;
+int vm_endpoint_boot(vm_endpoint *ep, vm_manifest *m, const struct vm_firmware_info *info);
+/* Like vm_endpoint_boot, but the image waits for the AP's next control MODE_SWITCH (the
+ * Firmware Management flow: load and validate, then switch). Replaces an image staged
+ * before; ownership of `m` passes. */
+void vm_endpoint_stage_boot(vm_endpoint *ep, vm_manifest *m, const struct vm_firmware_info *info);
+/* The interface the endpoint belongs to (for handlers that work with a sibling CPort). */
+vm_interface *vm_endpoint_interface(const vm_endpoint *ep);
 
 /* One request for a handler. The handler writes its response payload into resp[0..cap)
  * and sets resp_len (left 0 for an empty response). It is ignored when the result is not
@@ -80,6 +96,10 @@ extern const vm_class_ops vm_pwm_class;
 extern const vm_class_ops vm_log_class;
 extern const vm_class_ops vm_raw_class;
 extern const vm_class_ops vm_spi_class;
+extern const vm_class_ops vm_bootrom_class;
+extern const vm_class_ops vm_fw_download_class;
+extern const vm_class_ops vm_fw_mgmt_class;
+extern const vm_class_ops vm_cap_class;
 
 /* Payload helpers for handlers: exact-length checks are the common case. */
 #define VM_REQ_EXPECT_LEN(rq, n)                                                              \

@@ -130,6 +130,40 @@ int vm_endpoint_request(vm_endpoint *ep, uint8_t type, const void *payload, size
     return 0;
 }
 
+int vm_endpoint_boot(vm_endpoint *ep, vm_manifest *m, const vm_firmware_info *info)
+{
+    vm_interface *intf = ep->intf;
+    if (intf->boot_pending) {
+        vm_manifest_free(m);
+        return -EBUSY;
+    }
+    intf->boot_pending = m;
+    intf->boot_info = *info;
+    return 0;
+}
+
+void vm_endpoint_stage_boot(vm_endpoint *ep, vm_manifest *m, const vm_firmware_info *info)
+{
+    vm_interface *intf = ep->intf;
+    vm_manifest_free(intf->boot_staged);
+    intf->boot_staged = m;
+    intf->staged_info = *info;
+}
+
+vm_interface *vm_endpoint_interface(const vm_endpoint *ep)
+{
+    return ep->intf;
+}
+
+void vm_interface_mode_switch_boot(vm_interface *intf)
+{
+    if (!intf->boot_staged || intf->boot_pending)
+        return;
+    intf->boot_pending = intf->boot_staged;
+    intf->boot_info = intf->staged_info;
+    intf->boot_staged = NULL;
+}
+
 /* ---- construction ---- */
 
 static int read_interface_section(const vm_interface_config *cfg, vm_dme_ids *ids,
@@ -319,6 +353,8 @@ void vm_interface_free(vm_interface *intf)
     for (size_t i = 0; i < intf->ndeferred; i++)
         free(intf->deferred[i].data);
     free(intf->deferred);
+    vm_manifest_free(intf->boot_pending);
+    vm_manifest_free(intf->boot_staged);
     free(intf->cports);
     free(intf->bundles);
     free(intf->manifest);
@@ -469,6 +505,58 @@ bool vm_interface_cport_connected(const vm_interface *intf, uint16_t cport)
 
 /* ---- messages ---- */
 
+/* The module reboots into the firmware vm_endpoint_boot named: a fresh interface is built
+ * from its manifest and its tables (manifest, bundles, CPorts with their handlers) take the
+ * place of the old ones, which leave with the temporary interface. */
+static void boot_firmware(vm_interface *intf)
+{
+    vm_manifest *m = intf->boot_pending;
+    vm_firmware_info info = intf->boot_info;
+    intf->boot_pending = NULL;
+    vm_interface_config cfg = {.manifest = m, .out = intf->out};
+    vm_interface *fresh = vm_interface_new(&cfg, info.error, sizeof info.error);
+    vm_manifest_free(m);
+    if (!fresh) { /* the old firmware keeps running */
+        snprintf(intf->fw.error, sizeof intf->fw.error, "%s", info.error);
+        return;
+    }
+    drop_all_connections(intf);
+    uint8_t *old_manifest = intf->manifest;
+    size_t old_manifest_size = intf->manifest_size, old_ncports = intf->ncports,
+           old_nbundles = intf->nbundles;
+    vm_cport *old_cports = intf->cports;
+    vm_bundle *old_bundles = intf->bundles;
+    intf->manifest = fresh->manifest;
+    intf->manifest_size = fresh->manifest_size;
+    intf->cports = fresh->cports;
+    intf->ncports = fresh->ncports;
+    intf->bundles = fresh->bundles;
+    intf->nbundles = fresh->nbundles;
+    fresh->manifest = old_manifest;
+    fresh->manifest_size = old_manifest_size;
+    fresh->cports = old_cports;
+    fresh->ncports = old_ncports;
+    fresh->bundles = old_bundles;
+    fresh->nbundles = old_nbundles;
+    for (size_t i = 0; i < intf->ncports; i++)
+        intf->cports[i].ep.intf = intf;
+    for (size_t i = 0; i < fresh->ncports; i++)
+        fresh->cports[i].ep.intf = fresh;
+    vm_interface_free(fresh);
+    vm_control_reset(intf);
+    vm_dme_set(intf->dme, VM_DME_TOSHIBA_INIT_STATUS, 0, VM_INIT_STATUS_DEFAULT);
+    intf->ctl.mode_switch_requested = true; /* the SVC reports the mailbox event */
+    unsigned boots = intf->fw.boots;
+    intf->fw = info;
+    intf->fw.boots = boots + 1;
+    intf->fw.error[0] = '\0';
+}
+
+void vm_interface_firmware_info(const vm_interface *intf, vm_firmware_info *out)
+{
+    *out = intf->fw;
+}
+
 static void consume_response(vm_interface *intf, vm_cport *cp, const gb_msg_header *h,
                              const uint8_t *payload, size_t plen)
 {
@@ -506,6 +594,8 @@ int vm_interface_receive(vm_interface *intf, uint16_t cport, const gb_msg *m, si
     }
     if (gb_msg_is_response(h->type)) {
         consume_response(intf, cp, h, gb_msg_payload(m), gb_msg_payload_len(m));
+        if (intf->boot_pending)
+            boot_firmware(intf);
         return 0;
     }
     intf->stats.rx_requests++;
@@ -548,6 +638,8 @@ int vm_interface_receive(vm_interface *intf, uint16_t cport, const gb_msg *m, si
         emit(intf, cport, &resp);
     }
     flush_deferred(intf);
+    if (intf->boot_pending)
+        boot_firmware(intf);
     return 0;
 }
 

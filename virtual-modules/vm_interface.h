@@ -130,6 +130,17 @@ typedef enum vm_bundle_state {
 vm_bundle_state vm_interface_bundle_state(const vm_interface *intf, uint8_t bundle_id);
 /* true once the AP sent MODE_SWITCH since the last ACTIVATE. */
 bool vm_interface_mode_switch_requested(const vm_interface *intf);
+
+/* Firmware the module downloaded and booted (virtual-modules/bootrom.c): after such a boot
+ * the interface serves the image's manifest with default handlers until it is removed. */
+typedef struct vm_firmware_info {
+    unsigned boots;      /* images booted so far */
+    char name[33];       /* the last image's name */
+    uint32_t size, crc;  /* its size and CRC-32, as checked on receipt */
+    uint16_t major, minor;
+    char error[128];     /* why the last boot was refused, or "" */
+} vm_firmware_info;
+void vm_interface_firmware_info(const vm_interface *intf, vm_firmware_info *out);
 /* Fault injection: answer the control request `control_type` (BUNDLE_SUSPEND,
  * BUNDLE_RESUME, BUNDLE_ACTIVATE, BUNDLE_DEACTIVATE, INTF_SUSPEND_PREPARE,
  * INTF_DEACTIVATE_PREPARE, INTF_HIBERNATE_ABORT) with `status` instead of OK until changed

@@ -75,10 +75,18 @@ struct vm_interface {
     vm_outmsg *deferred;
     size_t ndeferred, deferred_cap;
     uint8_t resp[GB_MSG_MAX_SIZE]; /* the response being built: header, then payload */
+    /* firmware to boot once the current message is done (vm_endpoint_boot) */
+    vm_manifest *boot_pending;
+    vm_manifest *boot_staged; /* booted at the next control MODE_SWITCH */
+    vm_firmware_info staged_info;
+    vm_firmware_info boot_info, fw;
 };
 
 vm_cport *vm_interface_find_cport(vm_interface *intf, uint16_t cport);
 vm_bundle *vm_interface_find_bundle(vm_interface *intf, uint8_t bundle_id);
+
+/* control MODE_SWITCH: a staged image (vm_endpoint_stage_boot) boots after this message */
+void vm_interface_mode_switch_boot(vm_interface *intf);
 
 /* control.c */
 uint8_t vm_control_request(vm_interface *intf, vm_request *rq);

@@ -20,6 +20,7 @@ int main(int argc, char **argv)
         {"vm_pwm", vmt_pwm_tests, 0, 0},
         {"vm_lograw", vmt_lograw_tests, 0, 0},
         {"vm_spi", vmt_spi_tests, 0, 0},
+        {"vm_firmware", vmt_firmware_tests, 0, 0},
         UNIT_SUITES_END,
     };
     return unit_run(suites, argc, argv);

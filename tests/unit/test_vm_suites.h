@@ -20,5 +20,6 @@ extern const unit_test vmt_commands_tests[];
 extern const unit_test vmt_pwm_tests[];
 extern const unit_test vmt_lograw_tests[];
 extern const unit_test vmt_spi_tests[];
+extern const unit_test vmt_firmware_tests[];
 
 #endif
