@@ -731,6 +731,36 @@ static bool single_value(const char *s, size_t len)
     return true;
 }
 
+/* What a line that stops too early leaves open ('"', '}' or ']'), 0 when nothing is: then
+ * the parser's own message names the bad token; otherwise that message names whatever
+ * came last (e.g. "invalid string constant" for `{"cmd": "status"`), so say what is missing. */
+static char unclosed(const char *s, size_t len)
+{
+    char open[64];
+    size_t depth = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (in_str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_str = false;
+        } else if (ch == '"') {
+            in_str = true;
+        } else if (ch == '{' || ch == '[') {
+            if (depth == sizeof open)
+                return 0; /* deeper than any request: leave it to the parser */
+            open[depth++] = ch == '{' ? '}' : ']';
+        } else if (ch == '}' || ch == ']') {
+            if (!depth || open[depth - 1] != ch)
+                return 0; /* a mismatch, not a missing end: the parser names it */
+            depth--;
+        }
+    }
+    return in_str ? '"' : depth ? open[depth - 1] : 0;
+}
+
 char *ctl_wait_done(JsonNode *id)
 {
     JsonBuilder *b = json_builder_new();
@@ -766,8 +796,12 @@ char *ctl_handle(sim_ctl *c, ctl_client *cl, const char *line, size_t len)
         fail(&r, "request is not JSON: more than one value on the line");
     } else {
         GError *e = NULL;
-        if (!json_parser_load_from_data(p, line, (gssize)len, &e)) {
-            fail(&r, "request is not JSON: %s", e ? e->message : "?");
+        char missing = unclosed(line, len);
+        if (!json_parser_load_from_data(p, line, (gssize)len, &e) && missing) {
+            fail(&r, "request is not JSON: the line ends before its closing '%c'", missing);
+            g_clear_error(&e);
+        } else if (e) {
+            fail(&r, "request is not JSON: %s", e->message);
             g_clear_error(&e);
         } else if (!json_parser_get_root(p) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p))) {
             fail(&r, "request must be a JSON object");

@@ -109,6 +109,13 @@ static void test_control_refuses_bad_requests_naming_the_problem(void)
         { "{\"cmd\":\"ping\"} {\"cmd\":\"ping\"}", "request is not JSON" },
         { "{\"cmd\":\"ping\",\"id\":{\"deep\":[1,{\"x\":null}]}}", "\"ok\":true" },
         { "\xff\xfe{}", "request is not UTF-8 text" },
+        /* a line cut short is blamed on its end, not on the last token it holds */
+        { "{\"cmd\": \"status\"", "the line ends before its closing '}'" },
+        { "{\"cmd\": \"status", "the line ends before its closing '\\\"'" }, /* JSON-escaped */
+        { "{\"cmd\":\"ping\",\"id\":[1,2", "the line ends before its closing ']'" },
+        /* a wrong token is still named where it is */
+        { "{\"cmd\": \"status\",, }", "unexpected character" },
+        { "{\"cmd\":\"ping\"]", "request is not JSON" },
     };
     rig r;
     rig_up(&r);
