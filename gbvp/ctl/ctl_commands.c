@@ -697,18 +697,24 @@ static const struct {
     { "trace", cmd_trace },
 };
 
-/* One JSON value and nothing after it but white space (json-glib alone accepts
- * "{...} {...}"). Only objects and arrays are scanned; anything else is refused later as
- * not an object. */
-static bool single_value(const char *s, size_t len)
+/* The shape of a request line, before json-glib parses it. `single`: one JSON value and
+ * nothing after it but white space (json-glib alone accepts "{...} {...}"); only objects
+ * and arrays are scanned, anything else is refused later as not an object. `missing`: the
+ * '"', '}' or ']' a line that stops too early leaves open, else 0; json-glib's message
+ * would name whatever token came last (e.g. "invalid string constant" for
+ * `{"cmd": "status"`), so the reply says what is missing instead. */
+static void scan_line(const char *s, size_t len, bool *single, char *missing)
 {
+    *single = true;
+    *missing = 0;
     size_t i = 0;
     while (i < len && strchr(" \t\r\n", s[i]))
         i++;
     if (i == len || (s[i] != '{' && s[i] != '['))
-        return true;
-    unsigned depth = 0;
-    bool in_str = false;
+        return;
+    char open[64]; /* the closers expected, as deep as any request goes */
+    size_t depth = 0;
+    bool in_str = false, matched = true;
     for (; i < len; i++) {
         char ch = s[i];
         if (in_str) {
@@ -719,46 +725,24 @@ static bool single_value(const char *s, size_t len)
         } else if (ch == '"') {
             in_str = true;
         } else if (ch == '{' || ch == '[') {
+            if (depth < sizeof open)
+                open[depth] = ch == '{' ? '}' : ']';
             depth++;
         } else if (ch == '}' || ch == ']') {
-            if (depth && --depth == 0)
+            if (depth <= sizeof open && open[depth - 1] != ch)
+                matched = false; /* a wrong closer, not a missing one: the parser names it */
+            if (--depth == 0)
                 break;
         }
     }
-    for (i++; i < len; i++)
-        if (!strchr(" \t\r\n", s[i]))
-            return false;
-    return true;
-}
-
-/* What a line that stops too early leaves open ('"', '}' or ']'), 0 when nothing is: then
- * the parser's own message names the bad token; otherwise that message names whatever
- * came last (e.g. "invalid string constant" for `{"cmd": "status"`), so say what is missing. */
-static char unclosed(const char *s, size_t len)
-{
-    char open[64];
-    size_t depth = 0;
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char ch = s[i];
-        if (in_str) {
-            if (ch == '\\')
-                i++;
-            else if (ch == '"')
-                in_str = false;
-        } else if (ch == '"') {
-            in_str = true;
-        } else if (ch == '{' || ch == '[') {
-            if (depth == sizeof open)
-                return 0; /* deeper than any request: leave it to the parser */
-            open[depth++] = ch == '{' ? '}' : ']';
-        } else if (ch == '}' || ch == ']') {
-            if (!depth || open[depth - 1] != ch)
-                return 0; /* a mismatch, not a missing end: the parser names it */
-            depth--;
-        }
+    if (i < len) { /* the first value closed: only white space may follow */
+        for (i++; i < len; i++)
+            if (!strchr(" \t\r\n", s[i]))
+                *single = false;
+        return;
     }
-    return in_str ? '"' : depth ? open[depth - 1] : 0;
+    if (matched)
+        *missing = in_str ? '"' : depth <= sizeof open ? open[depth - 1] : 0;
 }
 
 char *ctl_wait_done(JsonNode *id)
@@ -786,17 +770,19 @@ char *ctl_handle(sim_ctl *c, ctl_client *cl, const char *line, size_t len)
     JsonParser *p = json_parser_new();
     r.b = json_builder_new();
     json_builder_begin_object(r.b);
-    bool ok = false;
+    bool ok = false, single = true;
+    char missing = 0;
     JsonNode *id = NULL;
+    if (len <= SIM_CTL_MAX_LINE)
+        scan_line(line, len, &single, &missing);
     if (len > SIM_CTL_MAX_LINE) {
         fail(&r, "request line longer than %u bytes", SIM_CTL_MAX_LINE);
     } else if (memchr(line, 0, len) || !g_utf8_validate(line, (gssize)len, NULL)) {
         fail(&r, "request is not UTF-8 text");
-    } else if (!single_value(line, len)) {
+    } else if (!single) {
         fail(&r, "request is not JSON: more than one value on the line");
     } else {
         GError *e = NULL;
-        char missing = unclosed(line, len);
         if (!json_parser_load_from_data(p, line, (gssize)len, &e) && missing) {
             fail(&r, "request is not JSON: the line ends before its closing '%c'", missing);
             g_clear_error(&e);
