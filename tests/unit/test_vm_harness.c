@@ -134,3 +134,15 @@ const char *vmt_manifest_one(uint8_t class_id, uint8_t protocol)
              class_id, protocol);
     return buf;
 }
+
+const char *vmt_catalog_text(const char *file, char *buf, size_t cap)
+{
+    char path[128];
+    snprintf(path, sizeof path, "virtual-modules/catalog/%s", file);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}

@@ -32,6 +32,9 @@ typedef struct vmt {
 bool vmt_up(vmt *t, const char *mnfs, const char *behaviour, const uint16_t *cports,
             size_t ncports);
 void vmt_down(vmt *t);
+/* A catalog file's text into buf[0..cap) (the tests run from the repository's top
+ * directory; the test stops when the file cannot be opened). Returns buf. */
+const char *vmt_catalog_text(const char *file, char *buf, size_t cap);
 
 /* Sends a request and returns the number of messages the interface sent in reply. */
 size_t vmt_request(vmt *t, uint16_t cport, uint16_t op_id, uint8_t type, const void *payload,

@@ -114,19 +114,6 @@ static void test_raw_loopback_backend_echoes_after_response(void)
     vmt_down(&t);
 }
 
-/* A catalog file's text (the tests run from the repository's top directory). */
-static const char *catalog_text(const char *file, char *buf, size_t cap)
-{
-    char path[128];
-    snprintf(path, sizeof path, "virtual-modules/catalog/%s", file);
-    FILE *f = fopen(path, "r");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
-}
-
 /* The catalog's lograw module: log on CPort 1 (class 0x17), raw on CPort 2 (class 0xfe,
  * capture backend); each handler sends on its own CPort. */
 static void test_lograw_catalog_entry_has_log_and_raw_cports(void)
@@ -134,8 +121,8 @@ static void test_lograw_catalog_entry_has_log_and_raw_cports(void)
     vmt t;
     static char mnfs[2048], beh[1024];
     const uint16_t cports[] = {1, 2};
-    CU_ASSERT_FATAL(vmt_up(&t, catalog_text("lograw.mnfs", mnfs, sizeof mnfs),
-                           catalog_text("lograw.behaviour", beh, sizeof beh), cports, 2));
+    CU_ASSERT_FATAL(vmt_up(&t, vmt_catalog_text("lograw.mnfs", mnfs, sizeof mnfs),
+                           vmt_catalog_text("lograw.behaviour", beh, sizeof beh), cports, 2));
     CU_ASSERT_PTR_NOT_NULL(vm_interface_log(t.intf, 1));
     CU_ASSERT_PTR_NOT_NULL(vm_interface_raw(t.intf, 2));
     vm_reply reply;

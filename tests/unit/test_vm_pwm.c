@@ -63,27 +63,14 @@ static void test_pwm_bad_channel_duty_and_polarity_get_invalid(void)
     vmt_down(&t);
 }
 
-/* A catalog file's text (the tests run from the repository's top directory). */
-static const char *catalog_text(const char *file, char *buf, size_t cap)
-{
-    char path[128];
-    snprintf(path, sizeof path, "virtual-modules/catalog/%s", file);
-    FILE *f = fopen(path, "r");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
-}
-
 /* 6.1's gb_pwm_apply on a polarity change of an enabled output: DISABLE, POLARITY, then
  * CONFIG and ENABLE again. Every step lands in the module's channel state. */
 static void test_pwm_polarity_change_while_enabled_as_6_1_applies_it(void)
 {
     vmt t;
     static char mnfs[2048], beh[1024];
-    CU_ASSERT_FATAL(vmt_up(&t, catalog_text("pwm.mnfs", mnfs, sizeof mnfs),
-                           catalog_text("pwm.behaviour", beh, sizeof beh), cport1, 1));
+    CU_ASSERT_FATAL(vmt_up(&t, vmt_catalog_text("pwm.mnfs", mnfs, sizeof mnfs),
+                           vmt_catalog_text("pwm.behaviour", beh, sizeof beh), cport1, 1));
     vmt_request(&t, 1, 2, GB_PWM_TYPE_PWM_COUNT, NULL, 0);
     const uint8_t count = 1; /* the catalog's 2 channels */
     vmt_expect_response(&t, 0, 1, 2, GB_PWM_TYPE_PWM_COUNT, GB_OP_SUCCESS, &count, 1);

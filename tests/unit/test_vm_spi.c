@@ -186,27 +186,14 @@ static void test_spi_loop_mode_returns_mosi_and_keeps_the_queue(void)
     vmt_down(&t);
 }
 
-/* A catalog file's text (the tests run from the repository's top directory). */
-static const char *catalog_text(const char *file, char *buf, size_t cap)
-{
-    char path[128];
-    snprintf(path, sizeof path, "virtual-modules/catalog/%s", file);
-    FILE *f = fopen(path, "r");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
-}
-
 /* The catalog's spi module: a device of type spidev on chip select 0 (6.1 names it
  * "spidev"; spidev binds it through driver_override), a dh2228fv on 1. */
 static void test_spi_catalog_entry_declares_spidev_and_dh2228fv(void)
 {
     vmt t;
     static char mnfs[2048], beh[1024];
-    CU_ASSERT_FATAL(vmt_up(&t, catalog_text("spi.mnfs", mnfs, sizeof mnfs),
-                           catalog_text("spi.behaviour", beh, sizeof beh), cport1, 1));
+    CU_ASSERT_FATAL(vmt_up(&t, vmt_catalog_text("spi.mnfs", mnfs, sizeof mnfs),
+                           vmt_catalog_text("spi.behaviour", beh, sizeof beh), cport1, 1));
     vmt_request(&t, 1, 2, GB_SPI_TYPE_MASTER_CONFIG, NULL, 0);
     CU_ASSERT_EQUAL_FATAL(t.sink.n, 1);
     CU_ASSERT_EQUAL(t.sink.msg[0][8 + 16], 2);
