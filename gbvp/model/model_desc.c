@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // A description's lines, parsed again with parameters replaced (model_desc.h).
 #include "gbvp/model/model_desc.h"
+#include "gbvp/model/model_internal.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,18 +98,6 @@ int model_desc_read_file(model_desc *d, const char *path, char *err, size_t len)
     free(line);
     fclose(f);
     return rc;
-}
-
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && len)
-        vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -EINVAL;
 }
 
 static const stmt_keys *statement(const char *kind)
@@ -210,11 +198,11 @@ static int resolve(const model_desc *d, const char *name, target *t, char *err, 
                     return 0;
             }
         if (known)
-            return fail(err, len, "%s has no statement that takes '%s'", d->label, t->key);
+            return model_fail(err, len, "%s has no statement that takes '%s'", d->label, t->key);
         if (statement(name))
-            return fail(err, len, "'%s' is a statement, not a parameter: name one of its keys "
+            return model_fail(err, len, "'%s' is a statement, not a parameter: name one of its keys "
                         "(%s.KEY)", name, name);
-        return fail(err, len, "unknown name '%s': not a flag (gear, lanes, size, traffic, rate, "
+        return model_fail(err, len, "unknown name '%s': not a flag (gear, lanes, size, traffic, rate, "
                     "ber, duration, timing) nor a key of node, switch, link or traffic "
                     "statements (KEY, KIND.KEY, KINDn.KEY or NAME.KEY)", name);
     }
@@ -226,7 +214,7 @@ static int resolve(const model_desc *d, const char *name, target *t, char *err, 
         snprintf(t->name, sizeof t->name, "%s", sel);
     } else if ((s = statement(sel))) {
         if (!count_kind(d, s, NULL))
-            return fail(err, len, "%s has no %s statement", d->label, s->kind);
+            return model_fail(err, len, "%s has no %s statement", d->label, s->kind);
     } else {
         for (size_t k = 0; k < N_STATEMENTS && !s; k++) {
             size_t kl = strlen(STATEMENTS[k].kind);
@@ -239,18 +227,18 @@ static int resolve(const model_desc *d, const char *name, target *t, char *err, 
             s = &STATEMENTS[k];
             unsigned have = count_kind(d, s, NULL);
             if (o > have)
-                return fail(err, len, "%s has %u %s statement%s: there is no %s", d->label, have,
+                return model_fail(err, len, "%s has %u %s statement%s: there is no %s", d->label, have,
                             s->kind, have == 1 ? "" : "s", sel);
             t->ordinal = (unsigned)o;
         }
         if (!s)
-            return fail(err, len, "'%s' in '%s' is no node or switch of %s, nor node, switch, "
+            return model_fail(err, len, "'%s' in '%s' is no node or switch of %s, nor node, switch, "
                         "link or traffic (with a number: link2)", sel, name, d->label);
     }
     t->kind = s;
     if (!takes(s, t->key)) {
         key_list(s, keys, sizeof keys);
-        return fail(err, len, "'%s': a %s statement takes %s, not '%s'", name, s->kind, keys,
+        return model_fail(err, len, "'%s': a %s statement takes %s, not '%s'", name, s->kind, keys,
                     t->key);
     }
     return 0;
@@ -271,7 +259,7 @@ static int rewrite(char **w, unsigned n, const target *t, const char *const *val
     char extra[MODEL_DESC_OVERRIDES][LINE_LEN / 4];
     unsigned nw = n, ne = 0;
     if (n >= LINE_MAX_WORDS)
-        return fail(err, len, "%s: too many words", where);
+        return model_fail(err, len, "%s: too many words", where);
     for (unsigned i = 0; i < n; i++)
         val[i] = w[i];
     const stmt_keys *s = statement(w[0]);
@@ -294,7 +282,7 @@ static int rewrite(char **w, unsigned n, const target *t, const char *const *val
     for (unsigned i = 0; i < nw; i++) {
         int k = snprintf(out + used, LINE_LEN - used, "%s%s", i ? " " : "", val[i]);
         if (k < 0 || (size_t)k >= LINE_LEN - used)
-            return fail(err, len, "%s: line longer than %d characters with the sweep's values",
+            return model_fail(err, len, "%s: line longer than %d characters with the sweep's values",
                         where, LINE_LEN - 1);
         used += (size_t)k;
     }
@@ -305,7 +293,7 @@ int model_desc_parse(const model_desc *d, model *m, const char *const *names,
                      const char *const *values, unsigned nt, char *err, size_t len)
 {
     if (nt > MODEL_DESC_OVERRIDES)
-        return fail(err, len, "at most %d parameters at once", MODEL_DESC_OVERRIDES);
+        return model_fail(err, len, "at most %d parameters at once", MODEL_DESC_OVERRIDES);
     target t[MODEL_DESC_OVERRIDES];
     for (unsigned i = 0; i < nt; i++)
         if (resolve(d, names[i], &t[i], err, len))

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 
 #include "unipro-model/up_consts.h"
 #include "unipro-model/up_phy.h"
+#include "gbvp/model/model_internal.h"
 
 typedef struct sweep_axis {
     char *name;
@@ -47,28 +47,16 @@ void model_sweep_free(model_sweep *s)
     free(s);
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && len)
-        vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -EINVAL;
-}
-
 static int push(sweep_axis *a, const char *v, char *err, size_t len)
 {
     if (a->n == MODEL_SWEEP_VALUES_MAX)
-        return fail(err, len, "--sweep %s: more than %d values", a->name, MODEL_SWEEP_VALUES_MAX);
+        return model_fail(err, len, "--sweep %s: more than %d values", a->name, MODEL_SWEEP_VALUES_MAX);
     char **nv = realloc(a->values, (a->n + 1) * sizeof *nv);
     if (!nv)
-        return fail(err, len, "out of memory");
+        return model_fail(err, len, "out of memory");
     a->values = nv;
     if (!(a->values[a->n] = strdup(v)))
-        return fail(err, len, "out of memory");
+        return model_fail(err, len, "out of memory");
     a->n++;
     return 0;
 }
@@ -101,9 +89,9 @@ static bool gear_rank(const char *s, int *rank)
 static int expand_gears(sweep_axis *a, const char *item, int lo, int hi, char *err, size_t len)
 {
     if ((lo >= 100) != (hi >= 100))
-        return fail(err, len, "--sweep %s: range '%s' mixes HS and PWM gears", a->name, item);
+        return model_fail(err, len, "--sweep %s: range '%s' mixes HS and PWM gears", a->name, item);
     if (lo > hi)
-        return fail(err, len, "--sweep %s: empty range '%s' (the first gear is faster than the "
+        return model_fail(err, len, "--sweep %s: empty range '%s' (the first gear is faster than the "
                     "last)", a->name, item);
     for (int r = lo; r <= hi; r++) {
         char g[32];
@@ -131,17 +119,17 @@ static int expand_range(sweep_axis *a, const char *item, const char *dots, char 
     bool times = *hi_end == 'x';
     if (!whole(item, dots, &lo) || !whole(hi_text, hi_end, &hi) ||
         (*hi_end && !whole(hi_end + 1, hi_end + strlen(hi_end), &step)))
-        return fail(err, len, "--sweep %s: bad range '%s' (ranges are LO..HI, LO..HI+STEP, "
+        return model_fail(err, len, "--sweep %s: bad range '%s' (ranges are LO..HI, LO..HI+STEP, "
                     "LO..HIxFACTOR of whole numbers, or two gears such as HS-G1A..HS-G4B)",
                     a->name, item);
     if (lo > hi)
-        return fail(err, len, "--sweep %s: empty range '%s' (%" PRIu64 " > %" PRIu64 ")", a->name,
+        return model_fail(err, len, "--sweep %s: empty range '%s' (%" PRIu64 " > %" PRIu64 ")", a->name,
                     item, lo, hi);
     if (times ? step < 2 : step < 1)
-        return fail(err, len, "--sweep %s: range '%s' needs a %s", a->name, item,
+        return model_fail(err, len, "--sweep %s: range '%s' needs a %s", a->name, item,
                     times ? "factor of at least 2" : "step of at least 1");
     if (times && !lo)
-        return fail(err, len, "--sweep %s: range '%s' multiplies 0", a->name, item);
+        return model_fail(err, len, "--sweep %s: range '%s' multiplies 0", a->name, item);
     for (uint64_t v = lo; v <= hi; v = times ? v * step : v + step) {
         char num[32];
         snprintf(num, sizeof num, "%" PRIu64, v);
@@ -175,21 +163,21 @@ int model_sweep_add(model_sweep *s, const char *spec, char *err, size_t len)
 {
     const char *eq = strchr(spec, '=');
     if (!eq)
-        return fail(err, len, "--sweep needs NAME=V1,V2,... (got '%s')", spec);
+        return model_fail(err, len, "--sweep needs NAME=V1,V2,... (got '%s')", spec);
     if (!good_name(spec, (size_t)(eq - spec)))
-        return fail(err, len, "--sweep: bad name '%.*s' (letters, digits and _ . : -)",
+        return model_fail(err, len, "--sweep: bad name '%.*s' (letters, digits and _ . : -)",
                     (int)(eq - spec), spec);
     for (unsigned i = 0; i < s->n_axes; i++)
         if (strlen(s->axes[i].name) == (size_t)(eq - spec) &&
             !strncmp(s->axes[i].name, spec, (size_t)(eq - spec)))
-            return fail(err, len, "--sweep %s is given twice", s->axes[i].name);
+            return model_fail(err, len, "--sweep %s is given twice", s->axes[i].name);
     if (s->n_axes == MODEL_SWEEP_AXES_MAX)
-        return fail(err, len, "--sweep: at most %d axes", MODEL_SWEEP_AXES_MAX);
+        return model_fail(err, len, "--sweep: at most %d axes", MODEL_SWEEP_AXES_MAX);
     sweep_axis a = { .name = strndup(spec, (size_t)(eq - spec)) };
     char *list = strdup(eq + 1);
-    int rc = a.name && list ? 0 : fail(err, len, "out of memory");
+    int rc = a.name && list ? 0 : model_fail(err, len, "out of memory");
     if (!rc && !*list)
-        rc = fail(err, len, "--sweep %s: no values (NAME=V1,V2,...)", a.name);
+        rc = model_fail(err, len, "--sweep %s: no values (NAME=V1,V2,...)", a.name);
     unsigned pos = 0;
     for (char *item = list, *next; !rc && item; item = next) {
         next = strchr(item, ',');
@@ -199,9 +187,9 @@ int model_sweep_add(model_sweep *s, const char *spec, char *err, size_t len)
         const char *bad = item + strcspn(item, " \t\"\\#=");
         const char *dots = strstr(item, "..");
         if (!*item)
-            rc = fail(err, len, "--sweep %s: value %u is empty", a.name, pos);
+            rc = model_fail(err, len, "--sweep %s: value %u is empty", a.name, pos);
         else if (*bad)
-            rc = fail(err, len, "--sweep %s: value '%s' holds '%c'", a.name, item, *bad);
+            rc = model_fail(err, len, "--sweep %s: value '%s' holds '%c'", a.name, item, *bad);
         else if (dots)
             rc = expand_range(&a, item, dots, err, len);
         else
@@ -212,11 +200,11 @@ int model_sweep_add(model_sweep *s, const char *spec, char *err, size_t len)
         for (size_t i = 0; i < a.n && !rc; i++)
             for (size_t j = 0; j < i && !rc; j++)
                 if (!strcmp(a.values[i], a.values[j]))
-                    rc = fail(err, len, "--sweep %s: value '%s' appears twice", a.name,
+                    rc = model_fail(err, len, "--sweep %s: value '%s' appears twice", a.name,
                               a.values[i]);
     }
     if (!rc && model_sweep_configs(s) * a.n > MODEL_SWEEP_CONFIGS_MAX)
-        rc = fail(err, len, "--sweep %s: %zu configurations, at most %d", a.name,
+        rc = model_fail(err, len, "--sweep %s: %zu configurations, at most %d", a.name,
                   model_sweep_configs(s) * a.n, MODEL_SWEEP_CONFIGS_MAX);
     if (rc) {
         axis_free(&a);
