@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gbvp/agent/agent_client.h"
 #include "gbvp/paths.h"
 #include "gbvp/scenario/scenario.h"
 #include "gbvp/target/target_remote.h"
@@ -55,7 +56,12 @@ typedef struct run_opts {
     uint64_t seed;
     unsigned timeout_s;
     const char *sim_wrapper; /* --sim-wrapper: words run before `gbvp sim` (valgrind ...) */
+    const char *log_dir;     /* --log-dir: the logs are copied there at the end */
     bool kvm, keep_running, pcap_frames;
+    bool lockstep;           /* --lockstep: one virtual clock for QEMU and the simulator */
+    unsigned shift;          /* --shift: -icount shift (lockstep) */
+    unsigned quantum_ns;     /* --quantum (lockstep) */
+    bool seed_given;
 } run_opts;
 
 typedef struct run_ctx {
@@ -76,7 +82,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: gbvp run [--scenario FILE] [--control PATH] [--pcap FILE [--pcap-frames]]\n"
             "                [--trace FILE] [--tap FILE] [--junit FILE] [--seed N]\n"
-            "                [--set NAME=VALUE]... [--timeout S]\n"
+            "                [--set NAME=VALUE]... [--timeout S] [--log-dir DIR]\n"
+            "                [--lockstep [--shift N] [--quantum NS]]\n"
             "                [--kvm] [--keep-running] [--qemu PATH] [--kernel PATH]\n"
             "                [--initrd PATH] [--arch x86_64|arm64] [--sim-wrapper 'COMMAND ARGS']\n\n"
             "Builds QEMU and the guest when needed, starts the simulator (gbvp sim) and QEMU\n"
@@ -95,7 +102,18 @@ static void usage(FILE *out)
             "  --trace FILE     write a timeline (trace-event JSON for ui.perfetto.dev)\n"
             "  --tap FILE       the scenario's TAP into FILE as well (without timestamps)\n"
             "  --junit FILE     the scenario's results as JUnit XML\n"
-            "  --seed N         seed of gbvp.random (default 1)\n"
+            "  --seed N         seed of gbvp.random (default 1); with --lockstep also of the\n"
+            "                   simulator's fault generators and of QEMU's -seed\n"
+            "  --lockstep       one clock for the guest and the network: QEMU counts\n"
+            "                   instructions (-icount) and the simulator follows its virtual\n"
+            "                   time through time grants; a run is then the same every time\n"
+            "                   for one scenario and seed (docs/timing-in-sim.md, \"Lockstep\")\n"
+            "  --shift N        lockstep: 2^N ns of virtual time per guest instruction, 0..10\n"
+            "                   (default 3)\n"
+            "  --quantum NS     lockstep: how late, at most, a message reaches the other side,\n"
+            "                   in virtual ns, 1000..100000000 (default 100000)\n"
+            "  --log-dir DIR    keep console.log, sim.log, qemu.log and the guest's dmesg.log\n"
+            "                   (fetched at the end) in DIR, passed or failed\n"
             "  --set NAME=VALUE a value the scenario reads with gbvp.arg(NAME, default)\n"
             "  --timeout S      the scenario's wall-clock limit (default 1800)\n"
             "  --kvm            use KVM instead of TCG\n"
@@ -327,10 +345,19 @@ static bool start_sim(run_ctx *r)
     }
     if (r->o.pcap_frames)
         argv[n++] = "--pcap-frames";
+    char quantum[24], seed[24];
+    if (r->o.lockstep) {
+        snprintf(quantum, sizeof quantum, "%u", r->o.quantum_ns);
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)(r->o.seed & 0xffffffffu));
+        const char *ls[] = { "--clock", "lockstep", "--held", "--quantum", quantum, "--seed",
+                             seed };
+        for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
+            argv[n++] = (char *)ls[i];
+    }
     argv[n] = NULL;
-    say(r, "simulator: %s%sgbvp sim --link %s --slots 8 --control %s (log %s)",
+    say(r, "simulator: %s%sgbvp sim --link %s --slots 8 --control %s%s (log %s)",
         r->o.sim_wrapper ? r->o.sim_wrapper : "", r->o.sim_wrapper ? " " : "", r->link,
-        r->control, r->sim_log);
+        r->control, r->o.lockstep ? " --clock lockstep --held" : "", r->sim_log);
     r->child = spawn(argv, devnull, log, log, true);
     close(devnull);
     close(log);
@@ -355,20 +382,41 @@ static bool start_sim(run_ctx *r)
 
 static bool start_qemu(run_ctx *r)
 {
-    char script[PATH_MAX + 32], dev[PATH_MAX + 64], out[2048];
+    char script[PATH_MAX + 32], dev[PATH_MAX + 96], out[2048], shift[16], seed[24];
     snprintf(script, sizeof script, "%s/scripts/run-guest.sh", r->repo);
-    snprintf(dev, sizeof dev, "greybus-es2,link=%s", r->link);
+    if (r->o.lockstep)
+        snprintf(dev, sizeof dev, "greybus-es2,link=%s,lockstep=on,quantum=%u", r->link,
+                 r->o.quantum_ns);
+    else
+        snprintf(dev, sizeof dev, "greybus-es2,link=%s", r->link);
+    snprintf(shift, sizeof shift, "%u", r->o.shift);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->o.seed);
     /* Without --qemu, run-guest.sh finds build-qemu.sh's binary itself and adds the
      * firmware paths that build needs (it has no blobs of its own); with --qemu, the same
      * Debian firmware directories are added as extra search paths, harmless elsewhere. */
-    char *argv[] = { script, "--background", "--arch", (char *)r->o.arch, "--dir", r->dir,
-                     "--kernel", r->kernel, "--initrd", r->initrd,
-                     "--device", "qemu-xhci,id=xhci", "--device", dev,
-                     r->o.kvm ? "--kvm" : "--background",
-                     r->o.qemu ? "--qemu" : NULL, (char *)r->o.qemu,
-                     "--", "-L", "/usr/share/qemu", "-L", "/usr/share/seabios", NULL };
-    say(r, "QEMU: %s, %s, 256 MiB, qemu-xhci + greybus-es2 (console %s/console.log)",
-        r->o.arch, r->o.kvm ? "KVM" : "TCG", r->dir);
+    char *argv[32];
+    int n = 0;
+    char *fixed[] = { script, "--background", "--arch", (char *)r->o.arch, "--dir", r->dir,
+                      "--kernel", r->kernel, "--initrd", r->initrd,
+                      "--device", "qemu-xhci,id=xhci", "--device", dev };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        argv[n++] = fixed[i];
+    if (r->o.kvm)
+        argv[n++] = "--kvm";
+    if (r->o.lockstep) {
+        char *ls[] = { "--icount", shift, "--seed", seed };
+        for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
+            argv[n++] = ls[i];
+    }
+    if (r->o.qemu) {
+        argv[n++] = "--qemu";
+        argv[n++] = (char *)r->o.qemu;
+    }
+    char *tail[] = { "--", "-L", "/usr/share/qemu", "-L", "/usr/share/seabios", NULL };
+    for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+        argv[n++] = tail[i];
+    say(r, "QEMU: %s, %s%s, 256 MiB, qemu-xhci + greybus-es2 (console %s/console.log)",
+        r->o.arch, r->o.kvm ? "KVM" : "TCG", r->o.lockstep ? " -icount (lockstep)" : "", r->dir);
     if (capture(argv, out, sizeof out) != 0) {
         say(r, "scripts/run-guest.sh could not start QEMU (see %s/qemu.log)", r->dir);
         return false;
@@ -445,6 +493,26 @@ static ssize_t tap_write(void *cookie, const char *buf, size_t len)
     return (ssize_t)len;
 }
 
+/* --log-dir: the guest's kernel log, kept beside the others. */
+static void fetch_dmesg(run_ctx *r, const sim_target *t)
+{
+    if (!(t->features & SIM_TARGET_GUEST) || stop_requested)
+        return;
+    char path[PATH_MAX + 16], err[256];
+    snprintf(path, sizeof path, "%s/dmesg.log", r->dir);
+    sim_agent_result res;
+    if (t->ops->guest_run(t->ctx, "dmesg", 20000, &res, err, sizeof err)) {
+        say(r, "the guest's dmesg could not be fetched: %s", err);
+        return;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f || fwrite(res.output, 1, res.output_len, f) != res.output_len)
+        say(r, "cannot write %s: %s", path, strerror(errno));
+    if (f)
+        fclose(f);
+    sim_agent_result_clear(&res);
+}
+
 static bool run_scenario(run_ctx *r, double qemu_start)
 {
     char err[512];
@@ -494,6 +562,8 @@ static bool run_scenario(run_ctx *r, double qemu_start)
         }
         fclose(tap);
     }
+    if (r->o.log_dir)
+        fetch_dmesg(r, sim_remote_target(remote));
     sim_remote_free(remote);
     return ok;
 }
@@ -528,17 +598,28 @@ static int parse_number_or_set(const char *a, const char *v, run_opts *o)
     char *end;
     errno = 0;
     unsigned long long n = strtoull(v, &end, 10);
-    bool seed = !strcmp(a, "--seed");
-    if (errno || end == v || *end || v[0] == '-' || n > (seed ? INT64_MAX : 86400) ||
-        (!seed && n == 0)) {
+    bool seed = !strcmp(a, "--seed"), shift = !strcmp(a, "--shift"),
+         quantum = !strcmp(a, "--quantum");
+    unsigned long long lo = seed || shift ? 0 : quantum ? 1000 : 1;
+    unsigned long long hi = seed ? INT64_MAX : shift ? 10 : quantum ? 100000000 : 86400;
+    if (errno || end == v || *end || v[0] == '-' || n < lo || n > hi) {
         fprintf(stderr, "gbvp run: %s %s: want %s\n", a, v,
-                seed ? "a number 0..2^63-1" : "seconds, 1..86400");
+                seed    ? "a number 0..2^63-1"
+                : shift ? "0..10 (2^N ns per instruction)"
+                : quantum ? "virtual nanoseconds, 1000..100000000"
+                          : "seconds, 1..86400");
         return -1;
     }
-    if (seed)
+    if (seed) {
         o->seed = n;
-    else
+        o->seed_given = true;
+    } else if (shift) {
+        o->shift = (unsigned)n;
+    } else if (quantum) {
+        o->quantum_ns = (unsigned)n;
+    } else {
         o->timeout_s = (unsigned)n;
+    }
     return 0;
 }
 
@@ -546,6 +627,9 @@ static int parse(int argc, char **argv, run_opts *o)
 {
     o->seed = 1;
     o->timeout_s = 1800;
+    o->shift = 3;
+    o->quantum_ns = 100000;
+    bool shift_or_quantum = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **slot = NULL;
@@ -558,6 +642,10 @@ static int parse(int argc, char **argv, run_opts *o)
             o->keep_running = true;
         } else if (!strcmp(a, "--pcap-frames")) {
             o->pcap_frames = true;
+        } else if (!strcmp(a, "--lockstep")) {
+            o->lockstep = true;
+        } else if (!strcmp(a, "--log-dir")) {
+            slot = &o->log_dir;
         } else if (!strcmp(a, "--scenario")) {
             slot = &o->scenario;
         } else if (!strcmp(a, "--control")) {
@@ -576,11 +664,13 @@ static int parse(int argc, char **argv, run_opts *o)
             slot = &o->tap;
         } else if (!strcmp(a, "--junit")) {
             slot = &o->junit;
-        } else if (!strcmp(a, "--seed") || !strcmp(a, "--timeout") || !strcmp(a, "--set")) {
+        } else if (!strcmp(a, "--seed") || !strcmp(a, "--timeout") || !strcmp(a, "--set") ||
+                   !strcmp(a, "--shift") || !strcmp(a, "--quantum")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "gbvp run: %s needs a value\n", a);
                 return 2;
             }
+            shift_or_quantum |= !strcmp(a, "--shift") || !strcmp(a, "--quantum");
             if (parse_number_or_set(a, argv[++i], o))
                 return 2;
         } else if (!strcmp(a, "--sim-wrapper")) {
@@ -598,6 +688,14 @@ static int parse(int argc, char **argv, run_opts *o)
             }
             *slot = argv[++i];
         }
+    }
+    if (shift_or_quantum && !o->lockstep) {
+        fprintf(stderr, "gbvp run: --shift and --quantum need --lockstep\n");
+        return 2;
+    }
+    if (o->lockstep && o->kvm) {
+        fprintf(stderr, "gbvp run: --lockstep counts TCG's instructions: it excludes --kvm\n");
+        return 2;
     }
     if (!o->arch)
         o->arch = "x86_64";
@@ -626,6 +724,61 @@ static int parse(int argc, char **argv, run_opts *o)
         return 2;
     }
     return 0;
+}
+
+/* --log-dir: the run's logs copied into DIR (made if missing). */
+static void keep_logs(run_ctx *r)
+{
+    if (mkdir(r->o.log_dir, 0755) && errno != EEXIST) {
+        say(r, "--log-dir %s: %s", r->o.log_dir, strerror(errno));
+        return;
+    }
+    static const char *const names[] = { "console.log", "sim.log", "qemu.log", "dmesg.log" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char from[PATH_MAX + 32], to[PATH_MAX + 32], buf[65536];
+        snprintf(from, sizeof from, "%s/%s", r->dir, names[i]);
+        snprintf(to, sizeof to, "%s/%s", r->o.log_dir, names[i]);
+        FILE *in = fopen(from, "rb");
+        if (!in)
+            continue;
+        FILE *out = fopen(to, "wb");
+        size_t k;
+        bool ok = out != NULL;
+        while (ok && (k = fread(buf, 1, sizeof buf, in)) > 0)
+            ok = fwrite(buf, 1, k, out) == k;
+        if (!ok)
+            say(r, "cannot write %s: %s", to, strerror(errno));
+        if (out)
+            fclose(out);
+        fclose(in);
+    }
+    say(r, "logs copied to %s", r->o.log_dir);
+}
+
+/* The command line that runs this again, with the seed spelled out; in lockstep it
+ * reproduces the run exactly (docs/timing-in-sim.md). */
+static void say_reproduce(run_ctx *r, int argc, char **argv)
+{
+    char line[4096];
+    size_t n = (size_t)snprintf(line, sizeof line, "gbvp run");
+    for (int i = 1; i < argc && n < sizeof line; i++) {
+        bool plain = argv[i][0] && strspn(argv[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+                                                   "qrstuvwxyz0123456789-_=./:,+@%") ==
+                                           strlen(argv[i]);
+        if (plain) {
+            n += (size_t)snprintf(line + n, sizeof line - n, " %s", argv[i]);
+            continue;
+        }
+        n += (size_t)snprintf(line + n, sizeof line - n, " '");
+        for (const char *c = argv[i]; *c && n < sizeof line; c++)
+            n += (size_t)snprintf(line + n, sizeof line - n, *c == '\'' ? "'\\''" : "%c", *c);
+        if (n < sizeof line)
+            n += (size_t)snprintf(line + n, sizeof line - n, "'");
+    }
+    if (!r->o.seed_given && n < sizeof line)
+        snprintf(line + n, sizeof line - n, " --seed %llu", (unsigned long long)r->o.seed);
+    say(r, "%s: %s", r->o.lockstep ? "reproduce it exactly with" : "run it again with (add "
+        "--lockstep for a run that repeats exactly)", line);
 }
 
 /* The run folder holds only files (logs, sockets, QEMU's pid and command line). */
@@ -727,6 +880,10 @@ int cmd_run_main(int argc, char **argv)
         say(r, "interrupted: stopping QEMU and the simulator");
     stop_all(r);
     ok = ok && !r->sim_failed;
+    if (r->o.log_dir)
+        keep_logs(r);
+    if (!ok && !stop_requested)
+        say_reproduce(r, argc, argv);
     if (r->o.control)
         unlink(r->control); /* the simulator removes it on a clean stop; not after SIGKILL */
     if (r->tap_copy)

@@ -27,7 +27,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: gbvp sim [--link PATH] [--slots N] [--insert SLOT:MODULE]... [--log LEVEL]\n"
-            "                [--catalog DIR] [--control PATH] [--clock realtime|unpaced]\n"
+            "                [--catalog DIR] [--control PATH] [--clock realtime|unpaced|lockstep]\n"
+            "                [--quantum NS] [--quantum-max NS] [--held]\n"
             "                [--timing frame|message|off] [--gear GEAR] [--series A|B] [--lanes N]\n"
             "                [--ber RATE] [--seed N] [--stats FILE.json] [--pcap FILE]\n"
             "                [--pcap-frames] [--trace FILE.json]\n\n"
@@ -42,7 +43,15 @@ static void usage(FILE *out)
             "  --log LEVEL           error, warn, info (default) or debug\n"
             "  --clock MODE          realtime (default): simulated time paced to the wall clock;\n"
             "                        unpaced: no pacing, the clock jumps to the next event (runs\n"
-            "                        without QEMU)\n"
+            "                        without QEMU); lockstep: simulated time is QEMU's virtual\n"
+            "                        time (QEMU with -icount shift=N,sleep=off and\n"
+            "                        -device greybus-es2,lockstep=on; docs/timing-in-sim.md)\n"
+            "  --quantum NS          lockstep: shortest time grant, which bounds how late a\n"
+            "                        message reaches the guest (default 100000 = 100 us)\n"
+            "  --quantum-max NS      lockstep: longest grant while nothing is pending (default\n"
+            "                        10000000 = 10 ms)\n"
+            "  --held                lockstep: the clock stays at 0 until a control client\n"
+            "                        drives it ({\"cmd\":\"drive\"}; gbvp run --lockstep does)\n"
             "  --timing MODE         frame (default): every Greybus message between the AP\n"
             "                        bridge and an interface or the SVC crosses the modelled\n"
             "                        UniPro links and switch; message: the same at message\n"
@@ -237,6 +246,7 @@ int cmd_sim_main(int argc, char **argv)
     } inserts[MAX_INSERTS];
     unsigned ninserts = 0;
     const char *control_path = NULL;
+    bool held = false;
     const char *gear = NULL, *series = NULL, *lanes = NULL, *stats_path = NULL;
     const sim_cli_text_opt text_opts[] = {
         { "--link", &cfg.sim.link_path }, { "--catalog", &cfg.sim.catalog_dir },
@@ -257,6 +267,10 @@ int cmd_sim_main(int argc, char **argv)
             cfg.sim.pcap_frames = true;
             continue;
         }
+        if (!strcmp(a, "--held")) {
+            held = true;
+            continue;
+        }
         if (!v) {
             fprintf(stderr, "gbvp sim: %s: unknown option or missing value (try --help)\n", a);
             return 2;
@@ -266,7 +280,7 @@ int cmd_sim_main(int argc, char **argv)
             continue;
         if (!strcmp(a, "--clock")) {
             if (sim_clock_parse(v, &cfg.sim.clock) || cfg.sim.clock == SIM_CLOCK_STEPPED) {
-                fprintf(stderr, "gbvp sim: --clock %s: want realtime or unpaced%s\n", v,
+                fprintf(stderr, "gbvp sim: --clock %s: want realtime, unpaced or lockstep%s\n", v,
                         !strcmp(v, "fast") ? " (\"fast\" is now called \"unpaced\")" : "");
                 return 2;
             }
@@ -289,6 +303,16 @@ int cmd_sim_main(int argc, char **argv)
                 return 2;
             }
             cfg.sim.seed = seed;
+        } else if (!strcmp(a, "--quantum") || !strcmp(a, "--quantum-max")) {
+            unsigned ns;
+            if (parse_uint(v, 1000000000u, &ns) || ns < 1000) {
+                fprintf(stderr, "gbvp sim: %s %s: want nanoseconds, 1000..1000000000\n", a, v);
+                return 2;
+            }
+            if (!strcmp(a, "--quantum"))
+                cfg.sim.lockstep.quantum_ns = ns;
+            else
+                cfg.sim.lockstep.quantum_max_ns = ns;
         } else if (!strcmp(a, "--slots")) {
             if (parse_uint(v, GB_SVC_SLOTS_MAX, &cfg.sim.num_slots) || !cfg.sim.num_slots) {
                 fprintf(stderr, "gbvp sim: --slots %s: want a number from 1 to %u\n", v,
@@ -329,6 +353,18 @@ int cmd_sim_main(int argc, char **argv)
             return 2;
         }
     }
+    if (cfg.sim.clock != SIM_CLOCK_LOCKSTEP &&
+        (held || cfg.sim.lockstep.quantum_ns || cfg.sim.lockstep.quantum_max_ns)) {
+        fprintf(stderr, "gbvp sim: --held, --quantum and --quantum-max need --clock lockstep\n");
+        return 2;
+    }
+    if (cfg.sim.lockstep.quantum_ns && cfg.sim.lockstep.quantum_max_ns &&
+        cfg.sim.lockstep.quantum_max_ns < cfg.sim.lockstep.quantum_ns) {
+        fprintf(stderr, "gbvp sim: --quantum-max %llu is below --quantum %llu\n",
+                (unsigned long long)cfg.sim.lockstep.quantum_max_ns,
+                (unsigned long long)cfg.sim.lockstep.quantum_ns);
+        return 2;
+    }
     for (unsigned i = 0; i < ninserts; i++)
         if (inserts[i].slot >= cfg.sim.num_slots) {
             fprintf(stderr, "gbvp sim: --insert %u:%s: the frame has slots 0..%u\n",
@@ -365,9 +401,13 @@ int cmd_sim_main(int argc, char **argv)
             rmdir(rundir);
         return 1;
     }
+    if (held)
+        sim_ctl_hold_until_driven(ctl);
     /* Named at start so that QEMU and gbvp ctl can be pointed at them. */
-    fprintf(stderr, "gbvp sim: link socket %s (QEMU: -device greybus-es2,link=%s)\n",
-            cfg.sim.link_path, cfg.sim.link_path);
+    fprintf(stderr, "gbvp sim: link socket %s (QEMU: -device greybus-es2,link=%s%s)\n",
+            cfg.sim.link_path, cfg.sim.link_path,
+            cfg.sim.clock == SIM_CLOCK_LOCKSTEP ? ",lockstep=on and -icount shift=N,sleep=off"
+                                                : "");
     fprintf(stderr, "gbvp sim: control socket %s (gbvp ctl --socket %s COMMAND%s)\n",
             control_path, control_path,
             control_path == found.control ? "; plain gbvp ctl finds it when no other runs"

@@ -42,6 +42,7 @@ typedef struct runner {
     unsigned timeout_s;
     bool keep;
     bool guest; /* --target guest: every scenario through its own `gbvp run` */
+    bool lockstep; /* --lockstep: those runs in lockstep (gbvp run --lockstep) */
     char own_artifacts[PATH_MAX];
 } runner;
 
@@ -50,7 +51,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: gbvp test [-j N] [--artifacts DIR] [--junit FILE] [--seed N]\n"
             "                 [--set NAME=VALUE]... [--target T] [--timing T] [--timeout S]\n"
-            "                 [--keep] [--pcap DIR [--pcap-frames]] [--trace DIR] PATH...\n\n"
+            "                 [--keep] [--pcap DIR [--pcap-frames]] [--trace DIR] [--lockstep]\n"
+            "                 PATH...\n\n"
             "Runs every scenario (a .lua file, or each .lua file in a folder) in its own\n"
             "simulator process and prints TAP and the summary 'N passed, N failed'. With\n"
             "--target guest, each runs in a gbvp run of its own: its own simulator, QEMU and\n"
@@ -72,7 +74,9 @@ static void usage(FILE *out)
             "  --pcap DIR       capture each scenario's messages as DIR/NAME.pcapng\n"
             "                   (docs/tracing.md)\n"
             "  --pcap-frames    with --pcap: every UniPro data-link frame too (--timing frame)\n"
-            "  --trace DIR      write each scenario's timeline as DIR/NAME.json\n");
+            "  --trace DIR      write each scenario's timeline as DIR/NAME.json\n"
+            "  --lockstep       with --target guest: each gbvp run in lockstep, so that a run\n"
+            "                   repeats exactly for its seed (docs/timing-in-sim.md)\n");
 }
 
 static int add_job(runner *r, const char *file)
@@ -179,16 +183,18 @@ static int mkdir_p(const char *path)
  * CHECK: DETAIL" or "... error: ..." lines), as TAP diagnostics, so a CI log says it. */
 static void print_why(const job *j)
 {
-    char path[PATH_MAX + 8], line[1024];
+    char path[PATH_MAX + 8], line[4200];
     snprintf(path, sizeof path, "%s/log", j->dir);
     FILE *f = fopen(path, "r");
     unsigned shown = 0;
-    while (f && shown < 5 && fgets(line, sizeof line, f)) {
+    while (f && shown < 6 && fgets(line, sizeof line, f)) {
         /* gbvp run (the guest target) puts "[SECONDS] " before its lines */
         char *l = line[0] == '[' && strstr(line, "] ") ? strstr(line, "] ") + 2 : line;
         if (!strncmp(l, "gbvp scenario: ", 15) || !strncmp(l, "gbvp: ", 6) ||
             (!strncmp(l, "gbvp run: ", 10) && strstr(l, ": failed: ")) ||
-            (!strncmp(l, "gbvp run: ", 10) && strstr(l, ": error: "))) {
+            (!strncmp(l, "gbvp run: ", 10) && strstr(l, ": error: ")) ||
+            !strncmp(l, "reproduce it exactly with: ", 27) ||
+            !strncmp(l, "run it again with ", 18)) {
             printf("# %s%s", l, strchr(l, '\n') ? "" : "\n");
             shown++;
         }
@@ -360,7 +366,8 @@ int cmd_test_main(int argc, char **argv)
             r.keep = true;
             continue;
         }
-        if (!strcmp(a, "--pcap-frames")) { /* passed on to every scenario */
+        if (!strcmp(a, "--pcap-frames") || !strcmp(a, "--lockstep")) { /* passed on */
+            r.lockstep |= !strcmp(a, "--lockstep");
             if (r.nforward + 1 > MAX_FORWARD) {
                 fprintf(stderr, "gbvp test: too many options to pass on\n");
                 goto out;
@@ -417,6 +424,11 @@ int cmd_test_main(int argc, char **argv)
     }
     if (!r.njobs) {
         fprintf(stderr, "gbvp test: no scenarios given (try --help)\n");
+        goto out;
+    }
+    if (r.lockstep && !r.guest) {
+        fprintf(stderr, "gbvp test: --lockstep is a way to run the guest target: add "
+                "--target guest\n");
         goto out;
     }
     for (size_t i = 0; r.guest && i < r.nforward; i++)

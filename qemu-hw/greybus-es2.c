@@ -11,11 +11,20 @@
  *
  *   -device qemu-xhci -device greybus-es2,link=/path/to/gbvp.sock[,cports=N]
  *
+ * With lockstep=on (QEMU run with -icount shift=N,sleep=off) the device and the simulator
+ * share one clock: QEMU's virtual time. The device parks the guest at time barriers, tells
+ * the simulator how far it got and waits for the simulator's grant of the next span; every
+ * record from the simulator is taken at a barrier, so the guest sees it at a virtual time
+ * that does not depend on the host (docs/qemu.md, "Lockstep").
+ *
  * Endpoints, in the order the driver needs them: 0x81 bulk IN (Greybus messages to the AP,
  * NAK while none is queued), 0x82 bulk IN (ARPC responses), 0x03 bulk OUT (Greybus messages
  * from the AP). High speed only. See docs/qemu.md.
  */
 #include "qemu/osdep.h"
+
+#include <poll.h>
+
 #include "qemu/cutils.h"
 #include "qemu/error-report.h"
 #include "qemu/log.h"
@@ -24,6 +33,8 @@
 #include "qemu/queue.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
+#include "sysemu/cpu-timers.h"
+#include "sysemu/runstate.h"
 #include "hw/qdev-properties.h"
 #include "hw/usb.h"
 #include "hw/usb/desc.h"
@@ -47,6 +58,11 @@ OBJECT_DECLARE_SIMPLE_TYPE(GreybusES2State, GREYBUS_ES2)
 #define ES2_ARPC_PENDING_MAX 32
 /* A connection still in handshake after this long is dropped and retried. */
 #define ES2_HANDSHAKE_TIMEOUT_MS 5000
+/* Lockstep: messages for the guest are taken at every barrier whether or not it polls;
+ * beyond this many waiting, the simulator is flooding the bridge and messages are dropped. */
+#define ES2_LOCKSTEP_QUEUE_MAX 4096
+/* Lockstep: busy polls of the ring before a barrier's wait sleeps in poll(). */
+#define ES2_GRANT_SPINS 200
 
 /* gbl_link_state.reason values this device sends with GBL_T_LINK_DOWN. */
 enum {
@@ -148,6 +164,9 @@ struct GreybusES2State {
     char *link_path;
     uint16_t cports_prop;
     uint32_t reconnect_ms;
+    bool lockstep;
+    uint32_t quantum_ns;
+    uint32_t grant_timeout_ms;
 
     gbl_link *link;
     QEMUTimer *reconnect_timer;
@@ -161,6 +180,14 @@ struct GreybusES2State {
     uint16_t peer_cports;         /* the simulator's cport_count from its HELLO */
     unsigned cports;              /* the count given to the guest while attached */
     int64_t time_base;            /* QEMU_CLOCK_VIRTUAL ns at link up */
+
+    /* lockstep */
+    bool realized;                /* realize is over: the bridge may be plugged in */
+    QEMUTimer *barrier;           /* QEMU_CLOCK_VIRTUAL: where the guest waits for a grant */
+    bool in_barrier;              /* inside the barrier's wait (vCPU thread, BQL held) */
+    bool granted;                 /* the simulator's grant arrived in this wait */
+    uint64_t grant_ns;            /* link time the simulator granted */
+    bool flood_told;              /* the "flooding" warning was given on this connection */
 
     USBEndpoint *ep_cport_in;
     USBEndpoint *ep_arpc_in;
@@ -254,9 +281,16 @@ static bool es2_has_room(GreybusES2State *s)
            s->arpc_in.len + ES2_LINK_BUDGET <= ES2_ARPC_QUEUE_MAX;
 }
 
+/* In lockstep the ring is read only at barriers, once the link is up: a record taken by
+ * the main loop would reach the guest at a moment the host decides. */
+static bool es2_reads_at_barriers(GreybusES2State *s)
+{
+    return s->lockstep && es2_link_up(s);
+}
+
 static void es2_update_fd_watch(GreybusES2State *s)
 {
-    bool want = s->link && es2_has_room(s);
+    bool want = s->link && !es2_reads_at_barriers(s) && es2_has_room(s);
 
     if (want != s->fd_watched) {
         qemu_set_fd_handler(gbl_fd(s->link), want ? es2_link_readable : NULL, NULL, s);
@@ -266,7 +300,7 @@ static void es2_update_fd_watch(GreybusES2State *s)
 
 static void es2_pump(GreybusES2State *s)
 {
-    while (s->link && es2_has_room(s)) {
+    while (s->link && !es2_reads_at_barriers(s) && es2_has_room(s)) {
         if (gbl_process(s->link) < ES2_LINK_BUDGET) {
             break;
         }
@@ -279,16 +313,8 @@ static void es2_link_readable(void *opaque)
     es2_pump(opaque);
 }
 
-static void es2_schedule_wakeup(GreybusES2State *s, int ep)
+static void es2_wake_endpoints(GreybusES2State *s)
 {
-    s->wakeup_eps |= 1u << ep;
-    qemu_bh_schedule(s->wakeup_bh);
-}
-
-/* Deferred: a wakeup for the endpoint xHCI is processing right now would be lost. */
-static void es2_wakeup_bh(void *opaque)
-{
-    GreybusES2State *s = opaque;
     uint8_t eps = s->wakeup_eps;
 
     s->wakeup_eps = 0;
@@ -304,8 +330,44 @@ static void es2_wakeup_bh(void *opaque)
     if (eps & (1u << ES2_EP_CPORT_OUT)) {
         usb_wakeup(s->ep_cport_out, 0);
     }
+}
+
+/* At a barrier the wakeup is immediate (xHCI is not inside a transfer of ours then, and a
+ * bottom half would run at a moment the host decides); otherwise it is deferred, since a
+ * wakeup for the endpoint xHCI is processing right now would be lost. */
+static void es2_schedule_wakeup(GreybusES2State *s, int ep)
+{
+    s->wakeup_eps |= 1u << ep;
+    if (s->in_barrier) {
+        es2_wake_endpoints(s);
+    } else {
+        qemu_bh_schedule(s->wakeup_bh);
+    }
+}
+
+static void es2_wakeup_bh(void *opaque)
+{
+    GreybusES2State *s = opaque;
+
+    es2_wake_endpoints(s);
     /* The guest drained the queues: take more records from the ring. */
     es2_pump(s);
+}
+
+/* Lockstep: after the guest sent something, the next barrier is no later than the end of
+ * the current quantum, so the simulator's answer is not held back by a long idle grant. */
+static void es2_pull_barrier(GreybusES2State *s)
+{
+    uint64_t now, next;
+
+    if (!s->lockstep || !timer_pending(s->barrier)) {
+        return;
+    }
+    now = es2_now(s);
+    next = (now / s->quantum_ns + 1) * s->quantum_ns;
+    if ((int64_t)next + s->time_base < (int64_t)timer_expire_time_ns(s->barrier)) {
+        timer_mod_ns(s->barrier, (int64_t)next + s->time_base);
+    }
 }
 
 static void es2_send_link_state(GreybusES2State *s, uint16_t type, uint32_t reason)
@@ -314,6 +376,7 @@ static void es2_send_link_state(GreybusES2State *s, uint16_t type, uint32_t reas
 
     if (es2_link_up(s)) {
         gbl_send_msg(s->link, type, GBL_CPORT_NONE, 0, es2_now(s), &st, sizeof(st));
+        es2_pull_barrier(s);
     }
 }
 
@@ -346,6 +409,18 @@ static void es2_update_attach(GreybusES2State *s)
     bool want = es2_link_up(s) && s->peer_hello && !s->peer_down;
     Error *err = NULL;
 
+    if (!s->realized) {
+        return;     /* the first barrier plugs it in, once the machine is complete */
+    }
+    if (want && s->lockstep && !(gbl_features(s->link) & GBL_FEATURE_LOCKSTEP)) {
+        if (!s->said_absent) {
+            s->said_absent = true;
+            warn_report("greybus-es2: the simulator at %s does not run in lockstep (start it "
+                        "with gbvp sim --clock lockstep): the bridge stays unplugged",
+                        s->link_path);
+        }
+        want = false;
+    }
     if (want && !s->dev.attached) {
         s->cports = s->cports_prop ? s->cports_prop :
                     s->peer_cports ? MIN(s->peer_cports, ES2_CPORTS_MAX) :
@@ -377,6 +452,14 @@ static void es2_rx_message(GreybusES2State *s, const gbl_record *rec)
 
     if (!s->dev.attached) {
         return;     /* nobody to give it to; the guest will see a fresh bridge */
+    }
+    if (s->cport_in.len >= ES2_LOCKSTEP_QUEUE_MAX) {
+        if (!s->flood_told) {
+            s->flood_told = true;
+            warn_report("greybus-es2: %d messages wait for the guest; the simulator sends "
+                        "faster than the guest reads: dropping", ES2_LOCKSTEP_QUEUE_MAX);
+        }
+        return;
     }
     if (rec->len > ES2_MSG_SIZE_MAX) {
         warn_report("greybus-es2: dropping a message from the simulator: %u bytes exceed "
@@ -451,7 +534,7 @@ static void es2_rx_result(GreybusES2State *s, const gbl_record *rec)
 
         if (pa->used && pa->link_id == rec->id) {
             pa->used = false;
-            if (s->arpc_in.len >= ES2_ARPC_QUEUE_MAX) {
+            if (s->arpc_in.len >= ES2_LOCKSTEP_QUEUE_MAX) {
                 warn_report("greybus-es2: ARPC response queue full, dropping %u", pa->arpc_id);
                 return;
             }
@@ -462,6 +545,32 @@ static void es2_rx_result(GreybusES2State *s, const gbl_record *rec)
         }
     }
     /* A late answer to a request the guest gave up on, or one from before a reset. */
+}
+
+static void es2_lockstep_fail(GreybusES2State *s, const char *why);
+
+static void es2_rx_grant(GreybusES2State *s, const gbl_record *rec)
+{
+    gbl_time_grant g;
+
+    if (!s->lockstep) {
+        return;     /* lockstep was not negotiated; nothing to pace */
+    }
+    if (rec->len < sizeof(g)) {
+        es2_lockstep_fail(s, "a time grant record too short");
+        return;
+    }
+    memcpy(&g, rec->payload, sizeof(g));
+    if (g.until_ns <= es2_now(s)) {
+        char why[96];
+
+        snprintf(why, sizeof(why), "a time grant to %" PRIu64 " ns, not after the device's "
+                 "%" PRIu64 " ns", g.until_ns, es2_now(s));
+        es2_lockstep_fail(s, why);
+        return;
+    }
+    s->granted = true;
+    s->grant_ns = g.until_ns;
 }
 
 static void es2_on_record(void *ctx, const gbl_record *rec)
@@ -492,7 +601,8 @@ static void es2_on_record(void *ctx, const gbl_record *rec)
         es2_rx_result(s, rec);
         return;
     case GBL_T_TIME_GRANT:
-        return;     /* lockstep is not offered; nothing to pace */
+        es2_rx_grant(s, rec);
+        return;
     default:
         warn_report("greybus-es2: ignoring %s record from the simulator",
                     gbl_type_name(rec->type));
@@ -513,10 +623,16 @@ static void es2_on_up(void *ctx)
     pstrcpy(hello.name, sizeof(hello.name), "qemu greybus-es2");
     s->time_base = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     s->peer_hello = false;
+    s->flood_told = false;
     s->peer_down = false;
     s->said_absent = false;
     s->handshake_since = 0;
     gbl_send_msg(s->link, GBL_T_HELLO, GBL_CPORT_NONE, 0, 0, &hello, sizeof(hello));
+    if (s->lockstep) {
+        /* the first barrier at once: the simulator grants the first span */
+        timer_mod_ns(s->barrier, s->time_base);
+        es2_update_fd_watch(s);
+    }
 }
 
 static void es2_on_down(void *ctx, int err, const char *why)
@@ -524,11 +640,91 @@ static void es2_on_down(void *ctx, int err, const char *why)
     GreybusES2State *s = ctx;
 
     warn_report("greybus-es2: link to the simulator at %s lost: %s", s->link_path, why);
+    if (s->barrier) {
+        timer_del(s->barrier);
+    }
     s->peer_hello = false;
     s->handshake_since = 0;
     es2_update_attach(s);
+    es2_update_fd_watch(s);
     timer_mod(s->reconnect_timer,
               qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + s->reconnect_ms);
+}
+
+/* The simulator broke the lockstep contract (or stopped granting): the bridge leaves the
+ * guest as if unplugged and the device connects again later. Safe inside a gblink
+ * callback: gbl_process notices the disconnection. */
+static void es2_lockstep_fail(GreybusES2State *s, const char *why)
+{
+    warn_report("greybus-es2: lockstep with the simulator at %s broken: %s; unplugging the "
+                "bridge", s->link_path, why);
+    gbl_disconnect(s->link);
+    es2_on_down(s, -EPROTO, why);
+}
+
+/* ---- lockstep barriers ------------------------------------------------------------------- */
+
+/* Runs in the vCPU thread with the BQL held, at a QEMU_CLOCK_VIRTUAL deadline: guest, virtual
+ * time and main loop stand still until the simulator grants the next span. The wait touches
+ * only the ring and its descriptor, never the main loop (which cannot run meanwhile). */
+static void es2_barrier(void *opaque)
+{
+    GreybusES2State *s = opaque;
+    uint64_t now = es2_now(s);
+    gbl_time_grant reached = { .until_ns = now };
+    int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + s->grant_timeout_ms;
+    bool told = false;
+    unsigned spins = 0;
+
+    if (!es2_link_up(s)) {
+        return;     /* the next connection arms the barrier again */
+    }
+    if (!s->realized) {
+        return;
+    }
+    es2_update_attach(s);       /* the first barrier plugs the bridge in */
+    s->granted = false;
+    s->in_barrier = true;
+    while (es2_link_up(s) && !s->granted) {
+        int n;
+
+        if (!told) {
+            int r = gbl_send_msg(s->link, GBL_T_TIME_GRANT, GBL_CPORT_NONE, 0, now,
+                                 &reached, sizeof(reached));
+            told = r == 0;
+            if (r < 0 && r != -EAGAIN) {
+                break;
+            }
+        }
+        n = gbl_process(s->link);
+        if (n != 0) {
+            spins = 0;
+            continue;
+        }
+        if (qemu_shutdown_requested_get()) {
+            break;      /* QEMU is quitting: let the main loop get there */
+        }
+        if (++spins < ES2_GRANT_SPINS) {
+            continue;
+        }
+        if (qemu_clock_get_ms(QEMU_CLOCK_REALTIME) > deadline) {
+            char why[96];
+
+            snprintf(why, sizeof(why), "no time grant for %u ms at virtual %" PRIu64 " ns",
+                     s->grant_timeout_ms, now);
+            es2_lockstep_fail(s, why);
+            break;
+        }
+        {
+            struct pollfd p = { .fd = gbl_fd(s->link), .events = POLLIN };
+
+            poll(&p, 1, 20);
+        }
+    }
+    s->in_barrier = false;
+    if (s->granted && es2_link_up(s)) {
+        timer_mod_ns(s->barrier, (int64_t)s->grant_ns + s->time_base);
+    }
 }
 
 static void es2_on_writable(void *ctx)
@@ -605,6 +801,9 @@ static int es2_send_request(GreybusES2State *s, const es2_action *a, uint32_t *i
     *id = ++s->next_id;
     r = gbl_send_msg(s->link, a->gbl_type, a->cport, *id, es2_now(s), a->payload,
                      a->payload_len);
+    if (r == 0) {
+        es2_pull_barrier(s);
+    }
     if (r == -EINVAL) {
         warn_report("greybus-es2: gblink refused %s: %s", gbl_type_name(a->gbl_type),
                     gbl_error(s->link));
@@ -809,7 +1008,9 @@ static void es2_data_out(GreybusES2State *s, USBPacket *p)
     r = es2_link_up(s) ? gbl_send_msg(s->link, GBL_T_GB_MESSAGE, cport, 0, es2_now(s), buf,
                                       len)
                        : -ENOTCONN;
-    if (r == -EAGAIN) {
+    if (r == 0) {
+        es2_pull_barrier(s);
+    } else if (r == -EAGAIN) {
         /* The simulator is behind: retry when it has made room (writable callback). */
         s->out_blocked = true;
         p->actual_length = 0;
@@ -839,6 +1040,45 @@ static void es2_handle_data(USBDevice *dev, USBPacket *p)
     }
 }
 
+static void es2_unrealize(USBDevice *dev);
+
+/* Lockstep: the link is made before the guest runs, so both clocks start together at
+ * virtual time 0 (a handshake finished by the main loop would start at a moment the host
+ * decides). The simulator must be running already. */
+static bool es2_connect_now(GreybusES2State *s, Error **errp)
+{
+    int64_t deadline = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + ES2_HANDSHAKE_TIMEOUT_MS;
+    int r = gbl_connect(s->link);
+
+    if (r < 0) {
+        error_setg(errp, "greybus-es2: lockstep=on: no simulator at %s (%s); start gbvp sim "
+                   "--clock lockstep first", s->link_path, strerror(-r));
+        return false;
+    }
+    while (gbl_state(s->link) == GBL_STATE_HANDSHAKE) {
+        struct pollfd p = { .fd = gbl_fd(s->link), .events = POLLIN };
+
+        if (qemu_clock_get_ms(QEMU_CLOCK_REALTIME) > deadline) {
+            error_setg(errp, "greybus-es2: lockstep=on: the simulator at %s did not finish "
+                       "the handshake in %d ms", s->link_path, ES2_HANDSHAKE_TIMEOUT_MS);
+            return false;
+        }
+        poll(&p, 1, 20);
+        gbl_process(s->link);
+    }
+    if (!es2_link_up(s)) {
+        error_setg(errp, "greybus-es2: lockstep=on: the simulator at %s refused the link: %s",
+                   s->link_path, gbl_error(s->link));
+        return false;
+    }
+    if (!(gbl_features(s->link) & GBL_FEATURE_LOCKSTEP)) {
+        error_setg(errp, "greybus-es2: lockstep=on: the simulator at %s does not run in "
+                   "lockstep; start it with gbvp sim --clock lockstep", s->link_path);
+        return false;
+    }
+    return true;
+}
+
 static void es2_realize(USBDevice *dev, Error **errp)
 {
     GreybusES2State *s = GREYBUS_ES2(dev);
@@ -860,6 +1100,24 @@ static void es2_realize(USBDevice *dev, Error **errp)
         error_setg(errp, "greybus-es2: reconnect-ms=%u is out of range: 10..60000",
                    s->reconnect_ms);
         return;
+    }
+    if (s->lockstep && !icount_enabled()) {
+        error_setg(errp, "greybus-es2: lockstep=on needs QEMU's virtual clock to count "
+                   "instructions: run with -icount shift=N,sleep=off (TCG, not KVM)");
+        return;
+    }
+    if (s->quantum_ns < 1000 || s->quantum_ns > 100000000) {
+        error_setg(errp, "greybus-es2: quantum=%u ns is out of range: 1000..100000000",
+                   s->quantum_ns);
+        return;
+    }
+    if (s->grant_timeout_ms < 100 || s->grant_timeout_ms > 3600000) {
+        error_setg(errp, "greybus-es2: grant-timeout-ms=%u is out of range: 100..3600000",
+                   s->grant_timeout_ms);
+        return;
+    }
+    if (s->lockstep) {
+        cfg.features = GBL_FEATURE_LOCKSTEP;
     }
     usb_desc_create_serial(dev);
     usb_desc_init(dev);
@@ -883,6 +1141,12 @@ static void es2_realize(USBDevice *dev, Error **errp)
     }
     s->wakeup_bh = qemu_bh_new_guarded(es2_wakeup_bh, s, &DEVICE(dev)->mem_reentrancy_guard);
     s->reconnect_timer = timer_new_ms(QEMU_CLOCK_REALTIME, es2_reconnect, s);
+    s->barrier = timer_new_ns(QEMU_CLOCK_VIRTUAL, es2_barrier, s);
+    if (s->lockstep && !es2_connect_now(s, errp)) {
+        es2_unrealize(dev);
+        return;
+    }
+    s->realized = true;
     es2_update_fd_watch(s);
     es2_reconnect(s);
 }
@@ -904,6 +1168,10 @@ static void es2_unrealize(USBDevice *dev)
         timer_free(s->reconnect_timer);
         s->reconnect_timer = NULL;
     }
+    if (s->barrier) {
+        timer_free(s->barrier);
+        s->barrier = NULL;
+    }
     if (s->wakeup_bh) {
         qemu_bh_delete(s->wakeup_bh);
         s->wakeup_bh = NULL;
@@ -916,6 +1184,9 @@ static Property es2_properties[] = {
     DEFINE_PROP_STRING("link", GreybusES2State, link_path),
     DEFINE_PROP_UINT16("cports", GreybusES2State, cports_prop, 0),
     DEFINE_PROP_UINT32("reconnect-ms", GreybusES2State, reconnect_ms, 1000),
+    DEFINE_PROP_BOOL("lockstep", GreybusES2State, lockstep, false),
+    DEFINE_PROP_UINT32("quantum", GreybusES2State, quantum_ns, 100000),
+    DEFINE_PROP_UINT32("grant-timeout-ms", GreybusES2State, grant_timeout_ms, 30000),
     DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -948,6 +1219,14 @@ static void es2_class_init(ObjectClass *klass, void *data)
         "hd CPorts reported to the guest, 1..255; 0 = as many as the simulator says (44 if it says 0)");
     object_class_property_set_description(klass, "reconnect-ms",
         "how often to retry connecting while the simulator is absent, 10..60000");
+    object_class_property_set_description(klass, "lockstep",
+        "share QEMU's virtual clock with the simulator through time grants (needs -icount "
+        "shift=N,sleep=off and gbvp sim --clock lockstep)");
+    object_class_property_set_description(klass, "quantum",
+        "lockstep: after the guest sends, the next barrier is at most this many virtual ns "
+        "away, 1000..100000000");
+    object_class_property_set_description(klass, "grant-timeout-ms",
+        "lockstep: a simulator that grants no time for this long is unplugged, 100..3600000");
     set_bit(DEVICE_CATEGORY_BRIDGE, dc->categories);
 }
 

@@ -29,6 +29,11 @@ usage: scripts/run-guest.sh [OPTIONS] [-- EXTRA-QEMU-ARGS...]
   --initrd PATH     initramfs (default: build-guest.sh's, built if needed)
   --append TEXT     extra kernel command-line text (e.g. "quiet" or "dyndbg=...")
   --memory MB       guest memory (default 256)
+  --icount SHIFT    lockstep timing: -icount shift=SHIFT,sleep=off (2^SHIFT ns of virtual
+                    time per instruction, 0..10), the guest's RTC on the virtual clock
+                    (2020-01-01) and the agent's port without ioeventfd, so that the guest
+                    runs the same way every time (docs/qemu.md, "Lockstep"); TCG only
+  --seed N          -seed N: the guest's random numbers from a seeded generator
   -h, --help        this help
 
 Anything after "--" goes to QEMU unchanged (e.g. -chardev/-device for greybus-es2).
@@ -52,6 +57,7 @@ need_packages() {
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 arch=x86_64 dir= background=0 interactive=0 accel=tcg qemu= system_qemu=0 kernel= initrd= append= memory=256
+icount= seed=
 devices=() extra=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -67,6 +73,8 @@ while [ $# -gt 0 ]; do
     --initrd) [ $# -ge 2 ] || die "--initrd needs a path"; initrd=$2; shift 2 ;;
     --append) [ $# -ge 2 ] || die "--append needs text"; append=$2; shift 2 ;;
     --memory) [ $# -ge 2 ] || die "--memory needs a number of MB"; memory=$2; shift 2 ;;
+    --icount) [ $# -ge 2 ] || die "--icount needs a shift, 0..10"; icount=$2; shift 2 ;;
+    --seed) [ $# -ge 2 ] || die "--seed needs a number"; seed=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" ;;
@@ -79,6 +87,9 @@ arm64|aarch64) arch=arm64 qarch=aarch64 ;;
 esac
 [[ $memory =~ ^[1-9][0-9]*$ ]] || die "--memory wants a number of MB, not '$memory'"
 [ "$background" -eq 1 ] && [ "$interactive" -eq 1 ] && die "--background and --interactive exclude each other"
+[ -z "$icount" ] || [[ $icount =~ ^([0-9]|10)$ ]] || die "--icount wants a shift 0..10, not '$icount'"
+[ -z "$icount" ] || [ "$accel" = tcg ] || die "--icount counts TCG's instructions: it excludes --kvm"
+[ -z "$seed" ] || [[ $seed =~ ^[0-9]+$ ]] || die "--seed wants a number, not '$seed'"
 
 # --- the guest images -----------------------------------------------------------------------
 if [ -z "$kernel" ] || [ -z "$initrd" ]; then
@@ -129,16 +140,27 @@ sock=$dir/agent.sock
 [ ${#sock} -lt 108 ] || die "agent socket path $sock is longer than a Unix socket allows (107 bytes): use a shorter --dir"
 rm -f "$sock"
 
+# In lockstep the agent's port is served in the vCPU thread (ioeventfd=off), so what the
+# guest writes is in the host's socket before the guest runs on.
+ioev=
+[ -n "$icount" ] && ioev=,ioeventfd=off
 if [ "$arch" = x86_64 ]; then
     machine=(-M pc)
     cmdline="console=ttyS0 panic=-1 gbvp.agent=/dev/hvc0"
-    agent_port=(-device virtio-serial-pci -device virtconsole,chardev=agent)
+    agent_port=(-device "virtio-serial-pci$ioev" -device virtconsole,chardev=agent)
 else
     machine=(-M virt -cpu cortex-a57)
     cmdline="console=ttyAMA0 panic=-1 gbvp.agent=/dev/hvc0"
+    # (on virt the virtio transport, virtio-mmio, owns the property)
     agent_port=(-device virtio-serial-device -device virtconsole,chardev=agent)
+    [ -n "$icount" ] && agent_port+=(-global virtio-mmio.ioeventfd=off)
 fi
+timing=()
+[ -n "$icount" ] && timing=(-icount "shift=$icount,sleep=off" -rtc base=2020-01-01,clock=vm)
+[ -n "$seed" ] && timing+=(-seed "$seed")
 [ "$interactive" -eq 1 ] && cmdline+=" gbvp.shell=1"
+# lockstep: the kernel log carries its virtual-time stamps, which repeat run after run
+[ -n "$icount" ] && cmdline+=" printk.time=1"
 [ -n "$append" ] && cmdline+=" $append"
 
 if [ "$interactive" -eq 1 ]; then
@@ -147,7 +169,7 @@ else
     console=(-serial "file:$dir/console.log")
 fi
 
-args=("$qemu" "${firmware[@]}" "${machine[@]}" -accel "$accel" -m "$memory" -smp 1
+args=("$qemu" "${firmware[@]}" "${machine[@]}" -accel "$accel" "${timing[@]}" -m "$memory" -smp 1
       -nodefaults -no-user-config -display none -no-reboot
       "${console[@]}"
       -chardev "socket,id=agent,path=$sock,server=on,wait=off" "${agent_port[@]}"

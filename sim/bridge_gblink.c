@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gblink/gblink.h"
+#include "sim/lockstep.h"
 
 /* A message for the AP that found the ring full. */
 typedef struct out_rec {
@@ -26,6 +27,13 @@ struct sim_bridge_gblink {
     sim_time now; /* of the process call running */
     out_rec *outq;
     size_t out_head, out_count, out_cap;
+    /* lockstep */
+    bool lockstep;
+    sim_bridge_gblink_lockstep lk;
+    sim_time base;       /* simulated time of the peer's link time 0 */
+    char refuse[256];    /* why the connection must be dropped after this process call */
+    bool grant_owed;     /* a grant found the ring full: sent when it has room */
+    uint64_t grant_until;
 };
 
 static void glog(const sim_bridge_gblink *g, sw_log_level level, const char *fmt, ...)
@@ -39,10 +47,50 @@ static void glog(const sim_bridge_gblink *g, sw_log_level level, const char *fmt
     va_end(ap);
 }
 
+/* ---- link time (lockstep: virtual ns since the connection) ---- */
+
+static uint64_t link_ns(const sim_bridge_gblink *g, sim_time t)
+{
+    if (!g->lockstep)
+        return t / 1000u;
+    return t > g->base ? (t - g->base) / 1000u : 0;
+}
+
+static sim_time sim_at(const sim_bridge_gblink *g, uint64_t ns)
+{
+    return g->base + (sim_time)ns * 1000u;
+}
+
+/* Lockstep: a record from the peer is handled at its stamp (stamps never go backwards). */
+static void follow_peer(sim_bridge_gblink *g, const gbl_record *rec)
+{
+    if (g->lockstep && rec->type != GBL_T_HELLO && sim_at(g, rec->time_ns) > g->now)
+        g->now = g->lk.advance(g->lk.ctx, sim_at(g, rec->time_ns));
+}
+
+static void refuse_later(sim_bridge_gblink *g, const char *why)
+{
+    if (!g->refuse[0])
+        snprintf(g->refuse, sizeof g->refuse, "%s", why);
+}
+
 /* ---- to the AP ---- */
+
+static bool send_grant(sim_bridge_gblink *g)
+{
+    gbl_time_grant t = { .until_ns = g->grant_until };
+    int rc = gbl_send_msg(g->link, GBL_T_TIME_GRANT, GBL_CPORT_NONE, 0, link_ns(g, g->now), &t,
+                          sizeof t);
+    g->grant_owed = rc == -EAGAIN;
+    if (rc && rc != -EAGAIN)
+        glog(g, SW_LOG_ERROR, "bridge: time grant to QEMU lost: %s", gbl_error(g->link));
+    return rc == 0;
+}
 
 static bool flush_out(sim_bridge_gblink *g)
 {
+    if (!g->out_count && g->grant_owed)
+        return send_grant(g);
     while (g->out_count) {
         out_rec *r = &g->outq[g->out_head];
         int rc = gbl_send_msg(g->link, GBL_T_GB_MESSAGE, r->cport, 0, r->time_ns, r->data, r->len);
@@ -54,7 +102,7 @@ static bool flush_out(sim_bridge_gblink *g)
         g->out_head = (g->out_head + 1) % g->out_cap;
         g->out_count--;
     }
-    return true;
+    return !g->grant_owed || send_grant(g);
 }
 
 /* Keeps a message the ring could not take, in order behind those already waiting. */
@@ -96,7 +144,7 @@ static void to_ap(void *ctx, uint16_t hd_cport, const gb_msg *m, sim_time now)
         return;
     }
     /* Straight into the ring when nothing waits; a full ring keeps it for later. */
-    uint64_t time_ns = now / 1000u;
+    uint64_t time_ns = link_ns(g, now);
     if (!g->out_count) {
         int rc = gbl_send_msg(g->link, GBL_T_GB_MESSAGE, hd_cport, 0, time_ns, m->bytes,
                               m->h.size);
@@ -112,9 +160,29 @@ static void to_ap(void *ctx, uint16_t hd_cport, const gb_msg *m, sim_time now)
 
 /* ---- from the AP ---- */
 
+static void on_grant_request(sim_bridge_gblink *g, const gbl_record *rec)
+{
+    gbl_time_grant t;
+    if (!g->lockstep) {
+        glog(g, SW_LOG_DEBUG, "bridge: time grant from QEMU ignored (clock is not lockstep)");
+        return;
+    }
+    memcpy(&t, rec->payload, sizeof t);
+    if (sim_at(g, t.until_ns) > g->now)
+        g->now = g->lk.advance(g->lk.ctx, sim_at(g, t.until_ns));
+    if (sim_lockstep_reached(g->lk.ls, t.until_ns)) {
+        char why[160];
+        snprintf(why, sizeof why, "QEMU reported virtual time %llu ns, before the %llu ns it "
+                 "reported earlier", (unsigned long long)t.until_ns,
+                 (unsigned long long)sim_lockstep_peer_time(g->lk.ls));
+        refuse_later(g, why);
+    }
+}
+
 static void on_record(void *ctx, const gbl_record *rec)
 {
     sim_bridge_gblink *g = ctx;
+    follow_peer(g, rec);
     switch (rec->type) {
     case GBL_T_HELLO: {
         gbl_hello h;
@@ -134,6 +202,9 @@ static void on_record(void *ctx, const gbl_record *rec)
     case GBL_T_GB_MESSAGE:
         sim_bridge_from_ap(g->bridge, rec->cport, rec->payload, rec->len, g->now);
         return;
+    case GBL_T_TIME_GRANT:
+        on_grant_request(g, rec);
+        return;
     case GBL_T_CPORT_RESET:
     case GBL_T_CPORT_CONNECTED:
     case GBL_T_CPORT_QUIESCE:
@@ -143,22 +214,23 @@ static void on_record(void *ctx, const gbl_record *rec)
     case GBL_T_CPORT_FLAGS: {
         uint8_t status = sim_bridge_cport_op(g->bridge, rec->type, rec->cport, rec->payload,
                                              rec->len, g->now);
-        gbl_send_result(g->link, rec, status, NULL, 0, g->now / 1000u);
+        gbl_send_result(g->link, rec, status, NULL, 0, link_ns(g, g->now));
         return;
     }
     case GBL_T_LATENCY_TAG_ENABLE:
     case GBL_T_LATENCY_TAG_DISABLE:
         glog(g, SW_LOG_DEBUG, "bridge: %s hd CPort %u", gbl_type_name(rec->type), rec->cport);
-        gbl_send_result(g->link, rec, GBL_STATUS_OK, NULL, 0, g->now / 1000u);
+        gbl_send_result(g->link, rec, GBL_STATUS_OK, NULL, 0, link_ns(g, g->now));
         return;
     case GBL_T_LOG_REQUEST:
-        gbl_send_result(g->link, rec, GBL_STATUS_OK, NULL, 0, g->now / 1000u);
+        gbl_send_result(g->link, rec, GBL_STATUS_OK, NULL, 0, link_ns(g, g->now));
         return;
     default:
         glog(g, SW_LOG_INFO, "bridge: %s not supported (Linux 6.1 does not use it)",
              gbl_type_name(rec->type));
         if (rec->type >= GBL_T_CPORT_RESET && rec->type < GBL_T_RESULT)
-            gbl_send_result(g->link, rec, GBL_STATUS_UNSUPPORTED, NULL, 0, g->now / 1000u);
+            gbl_send_result(g->link, rec, GBL_STATUS_UNSUPPORTED, NULL, 0,
+                            link_ns(g, g->now));
         return;
     }
 }
@@ -166,14 +238,23 @@ static void on_record(void *ctx, const gbl_record *rec)
 static void on_up(void *ctx)
 {
     sim_bridge_gblink *g = ctx;
-    glog(g, SW_LOG_INFO, "bridge: QEMU connected (ring %u bytes)", gbl_ring_size(g->link));
+    glog(g, SW_LOG_INFO, "bridge: QEMU connected (ring %u bytes%s)", gbl_ring_size(g->link),
+         gbl_features(g->link) & GBL_FEATURE_LOCKSTEP ? ", lockstep" : "");
+    if (g->lockstep) {
+        g->base = g->now;
+        sim_lockstep_reset(g->lk.ls);
+        if (!(gbl_features(g->link) & GBL_FEATURE_LOCKSTEP))
+            refuse_later(g, "QEMU's greybus-es2 does not offer lockstep, which this simulator "
+                         "runs (--clock lockstep): give the device lockstep=on and run QEMU "
+                         "with -icount shift=N,sleep=off");
+    }
     gbl_hello h;
     memset(&h, 0, sizeof h);
     h.version_major = GBL_VERSION_MAJOR;
     h.version_minor = GBL_VERSION_MINOR;
     h.cport_count = sim_bridge_cport_count(g->bridge);
     snprintf(h.name, sizeof h.name, "gbvp");
-    gbl_send_msg(g->link, GBL_T_HELLO, GBL_CPORT_NONE, 0, g->now / 1000u, &h, sizeof h);
+    gbl_send_msg(g->link, GBL_T_HELLO, GBL_CPORT_NONE, 0, link_ns(g, g->now), &h, sizeof h);
 }
 
 static void on_down(void *ctx, int err, const char *why)
@@ -182,6 +263,9 @@ static void on_down(void *ctx, int err, const char *why)
     glog(g, err == -ECONNRESET ? SW_LOG_INFO : SW_LOG_WARN,
          "bridge: QEMU gone (%s); waiting for it again", why);
     g->out_count = 0;
+    g->grant_owed = false;
+    if (g->lockstep)
+        sim_lockstep_reset(g->lk.ls);
     sim_bridge_ap_gone(g->bridge, g->now);
 }
 
@@ -192,8 +276,10 @@ static void on_writable(void *ctx)
 
 /* ---- life cycle ---- */
 
-sim_bridge_gblink *sim_bridge_gblink_new(sim_bridge *b, const char *path, sw_log_fn log,
-                                         void *log_ctx, char *err, size_t errlen)
+sim_bridge_gblink *sim_bridge_gblink_new(sim_bridge *b, const char *path,
+                                         const sim_bridge_gblink_lockstep *lockstep,
+                                         sw_log_fn log, void *log_ctx, char *err,
+                                         size_t errlen)
 {
     sim_bridge_gblink *g = calloc(1, sizeof *g);
     if (!g) {
@@ -203,7 +289,11 @@ sim_bridge_gblink *sim_bridge_gblink_new(sim_bridge *b, const char *path, sw_log
     g->bridge = b;
     g->log = log;
     g->log_ctx = log_ctx;
-    gbl_config lc = { .name = "gbvp" };
+    if (lockstep) {
+        g->lockstep = true;
+        g->lk = *lockstep;
+    }
+    gbl_config lc = { .name = "gbvp", .features = lockstep ? GBL_FEATURE_LOCKSTEP : 0 };
     gbl_callbacks cb = { .record = on_record, .up = on_up, .down = on_down,
                          .writable = on_writable };
     g->link = gbl_server_new(path, &lc, &cb, g, err, errlen);
@@ -233,8 +323,35 @@ int sim_bridge_gblink_fd(const sim_bridge_gblink *g)
 
 int sim_bridge_gblink_process(sim_bridge_gblink *g, sim_time now)
 {
-    g->now = now;
-    return gbl_process(g->link);
+    if (now > g->now || !g->lockstep)
+        g->now = now;
+    int n = gbl_process(g->link);
+    if (g->refuse[0]) {
+        glog(g, SW_LOG_ERROR, "bridge: %s; dropping the connection", g->refuse);
+        g->refuse[0] = 0;
+        gbl_disconnect(g->link);
+        on_down(g, -EPROTO, "lockstep refused");
+    }
+    return n;
+}
+
+bool sim_bridge_gblink_grant(sim_bridge_gblink *g, sim_time next_event, sim_time hold)
+{
+    if (!g->lockstep || gbl_state(g->link) != GBL_STATE_UP || g->out_count)
+        return false; /* messages stamped before the grant must precede it */
+    uint64_t next = next_event == SIM_TIME_MAX ? SIM_LOCKSTEP_NEVER
+                    : next_event <= g->base    ? 0
+                                               : (next_event - g->base + 999u) / 1000u;
+    uint64_t until, held = hold == SIM_TIME_MAX ? SIM_LOCKSTEP_NEVER : link_ns(g, hold);
+    if (g->grant_owed || !sim_lockstep_grant(g->lk.ls, next, held, &until))
+        return false;
+    g->grant_until = until;
+    return send_grant(g);
+}
+
+sim_time sim_bridge_gblink_base(const sim_bridge_gblink *g)
+{
+    return g->base;
 }
 
 bool sim_bridge_gblink_up(const sim_bridge_gblink *g)

@@ -14,10 +14,21 @@
 
 typedef struct sim_bridge_gblink sim_bridge_gblink;
 
-/* Listens on `path` and becomes the bridge's sink. NULL with a reason in err. The bridge
- * must outlive it. */
-sim_bridge_gblink *sim_bridge_gblink_new(sim_bridge *b, const char *path, sw_log_fn log,
-                                         void *log_ctx, char *err, size_t errlen);
+/* Lockstep (docs/timing-in-sim.md): the peer must offer GBL_FEATURE_LOCKSTEP; its records
+ * are handled at their stamps (advance moves the simulator's clock there and returns the
+ * time it reached) and its barriers are answered with grants (sim_bridge_gblink_grant). */
+typedef struct sim_bridge_gblink_lockstep {
+    struct sim_lockstep *ls;                      /* borrowed */
+    sim_time (*advance)(void *ctx, sim_time to);
+    void *ctx;
+} sim_bridge_gblink_lockstep;
+
+/* Listens on `path` and becomes the bridge's sink; lockstep NULL: the peer's clock is not
+ * followed. NULL with a reason in err. The bridge must outlive it. */
+sim_bridge_gblink *sim_bridge_gblink_new(sim_bridge *b, const char *path,
+                                         const sim_bridge_gblink_lockstep *lockstep,
+                                         sw_log_fn log, void *log_ctx, char *err,
+                                         size_t errlen);
 void sim_bridge_gblink_free(sim_bridge_gblink *g);
 /* The descriptor to poll for readability. */
 int sim_bridge_gblink_fd(const sim_bridge_gblink *g);
@@ -26,5 +37,11 @@ int sim_bridge_gblink_fd(const sim_bridge_gblink *g);
 int sim_bridge_gblink_process(sim_bridge_gblink *g, sim_time now);
 /* The peer is connected and the rings are up. */
 bool sim_bridge_gblink_up(const sim_bridge_gblink *g);
+/* Lockstep: answers a waiting peer with its next span (sim/lockstep.h) given the simulator's
+ * next event and the time the clock is held at (SIM_TIME_MAX: none), once every message
+ * stamped before it is in the ring. True when a grant went out. */
+bool sim_bridge_gblink_grant(sim_bridge_gblink *g, sim_time next_event, sim_time hold);
+/* Lockstep: the simulated time at which the peer's link time 0 began. */
+sim_time sim_bridge_gblink_base(const sim_bridge_gblink *g);
 
 #endif

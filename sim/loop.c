@@ -88,11 +88,16 @@ int sim_loop_once(sim_loop *l, sim_time max_wait)
     int ready = ppoll(fds, (nfds_t)n, &ts, NULL);
     if (ready < 0 && errno != EINTR)
         return -errno;
+    sim_time hold = SIM_TIME_MAX;
     for (int i = 0; i < SIM_LOOP_SOURCES_MAX; i++) {
         loop_slot *s = &l->sources[i];
         if (s->used && s->src.ready)
             s->src.ready(s->src.ctx, fds + s->first, s->count);
+        sim_time h = s->used && s->src.hold_at ? s->src.hold_at(s->src.ctx) : SIM_TIME_MAX;
+        if (h < hold)
+            hold = h;
     }
+    sim_simulator_hold(l->sim, hold);
     sim_simulator_process(l->sim, sim_simulator_clock_now(l->sim, sim_loop_wall(l)));
     return ready < 0 ? 0 : ready;
 }

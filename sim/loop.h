@@ -19,11 +19,14 @@ typedef struct sim_loop sim_loop;
  * next wait (at most cap; returns how many it has); ready gets the same entries back with
  * revents filled, after every wait (also when none is ready, so it can notice time);
  * idle_for (may be NULL) says how much wall-clock time may pass before it wants a look
- * without any descriptor being ready (SIM_TIME_MAX: no limit). */
+ * without any descriptor being ready (SIM_TIME_MAX: no limit); hold_at (may be NULL) says
+ * the simulated time the source needs the clock to stop at (SIM_TIME_MAX: none), which a
+ * lockstep simulator grants QEMU no time beyond (sim_simulator_hold). */
 typedef struct sim_loop_source {
     size_t (*pollfds)(void *ctx, struct pollfd *fds, size_t cap);
     void (*ready)(void *ctx, const struct pollfd *fds, size_t n);
     sim_time (*idle_for)(void *ctx);
+    sim_time (*hold_at)(void *ctx);
     void *ctx;
 } sim_loop_source;
 

@@ -30,20 +30,23 @@ struct sim_simulator {
     bool trace_failure_told;
     bool capture_failure_told;
     sim_time now;
+    sim_lockstep *lockstep;    /* SIM_CLOCK_LOCKSTEP only */
+    sim_time hold;             /* lockstep: no time is granted beyond it */
 };
 
 static const char *const clock_names[] = { [SIM_CLOCK_REALTIME] = "realtime",
                                            [SIM_CLOCK_UNPACED] = "unpaced",
-                                           [SIM_CLOCK_STEPPED] = "stepped" };
+                                           [SIM_CLOCK_STEPPED] = "stepped",
+                                           [SIM_CLOCK_LOCKSTEP] = "lockstep" };
 
 const char *sim_clock_name(sim_clock c)
 {
-    return (unsigned)c <= SIM_CLOCK_STEPPED ? clock_names[c] : "?";
+    return (unsigned)c <= SIM_CLOCK_LOCKSTEP ? clock_names[c] : "?";
 }
 
 int sim_clock_parse(const char *name, sim_clock *out)
 {
-    for (unsigned c = 0; c <= SIM_CLOCK_STEPPED; c++)
+    for (unsigned c = 0; c <= SIM_CLOCK_LOCKSTEP; c++)
         if (!strcmp(name, clock_names[c])) {
             *out = (sim_clock)c;
             return 0;
@@ -82,6 +85,16 @@ static void logf_(const sim_simulator *s, sw_log_level level, const char *fmt, .
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     print_line(s, level, s->now, line);
+}
+
+static void advance(sim_simulator *s, sim_time until);
+
+/* Lockstep: QEMU's records move the clock to their stamps. */
+static sim_time lockstep_advance(void *ctx, sim_time to)
+{
+    sim_simulator *s = ctx;
+    advance(s, to);
+    return s->now;
 }
 
 /* ---- life cycle ---- */
@@ -139,8 +152,33 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
         sim_simulator_free(s);
         return NULL;
     }
+    s->hold = SIM_TIME_MAX;
+    sim_bridge_gblink_lockstep lk = { .advance = lockstep_advance, .ctx = s };
+    if (cfg->clock == SIM_CLOCK_LOCKSTEP) {
+        sim_lockstep_cfg lc = s->cfg.lockstep;
+        if (!lc.quantum_ns)
+            lc.quantum_ns = SIM_LOCKSTEP_QUANTUM_NS;
+        if (!lc.quantum_max_ns)
+            lc.quantum_max_ns = lc.quantum_ns > SIM_LOCKSTEP_QUANTUM_MAX_NS
+                                    ? lc.quantum_ns : SIM_LOCKSTEP_QUANTUM_MAX_NS;
+        s->cfg.lockstep = lc;
+        if (!cfg->link_path) {
+            snprintf(err, errlen, "the lockstep clock follows QEMU: it needs a gblink socket");
+            sim_simulator_free(s);
+            return NULL;
+        }
+        if (!(s->lockstep = sim_lockstep_new(&lc))) {
+            snprintf(err, errlen, "lockstep quantum %llu ns and longest grant %llu ns: want "
+                     "0 < quantum <= longest", (unsigned long long)lc.quantum_ns,
+                     (unsigned long long)lc.quantum_max_ns);
+            sim_simulator_free(s);
+            return NULL;
+        }
+        lk.ls = s->lockstep;
+    }
     if (cfg->link_path) {
-        s->gblink = sim_bridge_gblink_new(s->bridge, cfg->link_path, log_sink, s, err, errlen);
+        s->gblink = sim_bridge_gblink_new(s->bridge, cfg->link_path, s->lockstep ? &lk : NULL,
+                                          log_sink, s, err, errlen);
         if (!s->gblink) {
             sim_simulator_free(s);
             return NULL;
@@ -153,6 +191,10 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
     logf_(s, SW_LOG_INFO, "gbvp sim: clock %s, timing %s%s%s%s", sim_clock_name(s->cfg.clock),
           sw_timing_name(s->cfg.timing), s->cfg.timing ? ", links " : "",
           s->cfg.timing ? mode : "", s->cfg.timing && s->cfg.ber > 0 ? " with bit errors" : "");
+    if (s->lockstep)
+        logf_(s, SW_LOG_INFO, "gbvp sim: lockstep quantum %llu ns, longest grant %llu ns",
+              (unsigned long long)s->cfg.lockstep.quantum_ns,
+              (unsigned long long)s->cfg.lockstep.quantum_max_ns);
     return s;
 }
 
@@ -164,7 +206,16 @@ void sim_simulator_free(sim_simulator *s)
     sim_simulator_trace_stop(s);
     if (s->slots)
         sim_slots_free(s->slots, s->now);
+    if (s->lockstep) {
+        sim_lockstep_stats st;
+        sim_lockstep_get_stats(s->lockstep, &st);
+        logf_(s, SW_LOG_INFO, "gbvp sim: lockstep: %llu barriers, %llu grants (%llu skipped "
+              "ahead, %llu held by a front end)", (unsigned long long)st.reports,
+              (unsigned long long)st.grants, (unsigned long long)st.skips,
+              (unsigned long long)st.holds);
+    }
     sim_bridge_gblink_free(s->gblink);
+    sim_lockstep_free(s->lockstep);
     sim_bridge_free(s->bridge);
     gb_svc_free(s->svc);
     sw_fabric_free(s->fabric); /* before the kernel: its pending events refer to it */
@@ -209,6 +260,25 @@ void sim_simulator_process(sim_simulator *s, sim_time until)
         logf_(s, SW_LOG_ERROR, "%s", sim_trace_error(s->trace));
         s->trace_failure_told = true;
     }
+    if (s->lockstep) {
+        sim_time next;
+        if (!sim_event_kernel_next_time(s->k, &next))
+            next = SIM_TIME_MAX;
+        sim_bridge_gblink_grant(s->gblink, next, s->hold);
+    }
+}
+
+void sim_simulator_hold(sim_simulator *s, sim_time until)
+{
+    s->hold = until;
+}
+
+void sim_simulator_lockstep_stats(const sim_simulator *s, sim_lockstep_stats *out)
+{
+    if (s->lockstep)
+        sim_lockstep_get_stats(s->lockstep, out);
+    else
+        *out = (sim_lockstep_stats){ 0 };
 }
 
 bool sim_simulator_next_event(sim_simulator *s, sim_time *out)
@@ -219,7 +289,7 @@ bool sim_simulator_next_event(sim_simulator *s, sim_time *out)
 sim_time sim_simulator_clock_now(sim_simulator *s, sim_time wall)
 {
     sim_time next;
-    if (s->cfg.clock == SIM_CLOCK_STEPPED)
+    if (s->cfg.clock == SIM_CLOCK_STEPPED || s->cfg.clock == SIM_CLOCK_LOCKSTEP)
         return s->now;
     if (s->cfg.clock == SIM_CLOCK_UNPACED)
         return sim_event_kernel_next_time(s->k, &next) ? next : s->now;
@@ -229,7 +299,8 @@ sim_time sim_simulator_clock_now(sim_simulator *s, sim_time wall)
 sim_time sim_simulator_idle_for(sim_simulator *s, sim_time wall)
 {
     sim_time next;
-    if (s->cfg.clock == SIM_CLOCK_STEPPED || !sim_event_kernel_next_time(s->k, &next))
+    if (s->cfg.clock == SIM_CLOCK_STEPPED || s->cfg.clock == SIM_CLOCK_LOCKSTEP ||
+        !sim_event_kernel_next_time(s->k, &next))
         return SIM_TIME_MAX;
     if (s->cfg.clock == SIM_CLOCK_UNPACED || next <= wall)
         return 0;

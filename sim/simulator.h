@@ -20,6 +20,7 @@
 
 #include "event-kernel/scheduler.h"
 #include "sim/bridge.h"
+#include "sim/lockstep.h"
 #include "switch-model/fabric.h"
 #include "switch-model/svc.h"
 #include "unipro-model/up_phy.h"
@@ -34,9 +35,11 @@ typedef enum sim_clock {
     SIM_CLOCK_UNPACED,      /* the clock jumps to the next event (runs without QEMU) */
     SIM_CLOCK_STEPPED,      /* time moves only when the owner says (sim_simulator_process):
                              * an AP in this process keeps the clock (the test AP) */
+    SIM_CLOCK_LOCKSTEP,     /* time follows QEMU's virtual clock through gblink time grants
+                             * (docs/timing-in-sim.md, "Lockstep"); needs link_path */
 } sim_clock;
 
-/* "realtime", "unpaced" or "stepped" (the first two are the words of --clock). */
+/* "realtime", "unpaced", "stepped" or "lockstep" (all but "stepped" are words of --clock). */
 const char *sim_clock_name(sim_clock c);
 /* 0, or -1 for a word that names no clock. */
 int sim_clock_parse(const char *name, sim_clock *out);
@@ -50,6 +53,7 @@ typedef struct sim_config {
     FILE *log;               /* where log lines go; NULL = standard error */
     uint16_t cport_count;    /* APBridgeA hd CPorts; 0 = 44 */
     sim_clock clock;
+    sim_lockstep_cfg lockstep; /* SIM_CLOCK_LOCKSTEP's quanta; 0 = the defaults */
     sw_timing timing;
     up_phy_cfg link;         /* every link at start; gear 0 = PWM-G1 x1 (after link start-up) */
     double ber;              /* bit error rate on every link (frame timing) */
@@ -71,14 +75,20 @@ sim_time sim_simulator_now(const sim_simulator *s);
 /* Runs the events due up to `until` (never backwards), then handles what the AP and the
  * modules' backends sent, and lets the SVC see the time. */
 void sim_simulator_process(sim_simulator *s, sim_time until);
+/* Lockstep: a front end (the control socket's driving client) holds the clock at `until`:
+ * QEMU is granted no time beyond it (SIM_TIME_MAX: no hold). Takes effect at the next
+ * sim_simulator_process. Ignored by the other clocks. */
+void sim_simulator_hold(sim_simulator *s, sim_time until);
+/* Lockstep: the grant statistics (zero for the other clocks). */
+void sim_simulator_lockstep_stats(const sim_simulator *s, sim_lockstep_stats *out);
 /* The time of the next pending event; false when none is. */
 bool sim_simulator_next_event(sim_simulator *s, sim_time *out);
 /* The clock for a loop that has run `wall` (ps): realtime: max(wall, now); unpaced: the
- * next event's time, or now when nothing is pending; stepped: now. Pass it to
- * sim_simulator_process. */
+ * next event's time, or now when nothing is pending; stepped and lockstep: now (in lockstep
+ * QEMU's reports move it). Pass it to sim_simulator_process. */
 sim_time sim_simulator_clock_now(sim_simulator *s, sim_time wall);
 /* How long a loop at `wall` may wait for input before the clock needs it: realtime: until
- * the next event is due; unpaced: 0 with events pending; otherwise (and stepped)
+ * the next event is due; unpaced: 0 with events pending; otherwise (and stepped, lockstep)
  * SIM_TIME_MAX. */
 sim_time sim_simulator_idle_for(sim_simulator *s, sim_time wall);
 /* The descriptors the simulator reads (the gblink socket, the modules' ptys): at most cap

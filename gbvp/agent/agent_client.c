@@ -454,6 +454,23 @@ int sim_agent_wait_ready(sim_agent *a, int timeout_ms)
     }
 }
 
+int sim_agent_wait_started(sim_agent *a, int timeout_ms)
+{
+    int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    sim_agent_event ev;
+    int rc;
+    while ((rc = next_event(a, deadline, &ev)) == SIM_AGENT_OK) {
+        bool ready = ev.type == SIM_AGENT_EV_READY;
+        sim_agent_result_clear(&ev.result);
+        if (ready)
+            return SIM_AGENT_OK;
+    }
+    if (rc == SIM_AGENT_ERR_TIMEOUT)
+        return fail(a, rc, "the guest agent did not start within %d ms (guest still booting, "
+                    "or no agent on this channel)", timeout_ms);
+    return rc;
+}
+
 int sim_agent_run(sim_agent *a, const char *command, int timeout_ms, sim_agent_result *res)
 {
     memset(res, 0, sizeof *res);

@@ -101,6 +101,9 @@ int sim_agent_connect_unix(const char *path, int timeout_ms, sim_agent **out, ch
 
 /* Pings until the agent answers or TIMEOUT_MS passes: the guest may still be booting. */
 int sim_agent_wait_ready(sim_agent *agent, int timeout_ms);
+/* Waits, sending nothing, for the agent's "READY" line, which it writes once when it starts;
+ * for a guest whose input must not change (lockstep), connected before the agent starts. */
+int sim_agent_wait_started(sim_agent *agent, int timeout_ms);
 
 /* Runs COMMAND in the guest with /bin/sh -c. The guest kills it after TIMEOUT_MS (> 0); the
  * client waits that long plus the reply margin (default 10 s, for slow TCG guests) before

@@ -238,6 +238,7 @@ static bool cmd_status(req *r)
     add_bool(r, "test_ap", r->c->t->features & SIM_TARGET_TEST_AP);
     add_bool(r, "guest", r->c->t->features & SIM_TARGET_GUEST);
     add_bool(r, "realtime", r->c->t->features & SIM_TARGET_REALTIME);
+    add_bool(r, "lockstep", r->c->t->features & SIM_TARGET_LOCKSTEP);
     json_builder_end_object(r->b);
     json_builder_set_member_name(r->b, "slots");
     json_builder_begin_array(r->b);
@@ -323,6 +324,29 @@ static bool cmd_wait(req *r)
         return true;
     }
     T(r)->advance(TX(r), SIM_MS(ms));
+    return true;
+}
+
+/* {"cmd":"drive","on":true|false}: on a lockstep target, the clock stands still while this
+ * client is not in a wait (docs/control-protocol.md). */
+static bool cmd_drive(req *r)
+{
+    bool on = true;
+    JsonNode *n = json_object_get_member(r->o, "on");
+    if (n) {
+        if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_BOOLEAN)
+            return fail(r, "field 'on' must be true or false");
+        on = json_node_get_boolean(n);
+    }
+    if (!(r->c->t->features & SIM_TARGET_LOCKSTEP))
+        return fail(r, "drive needs a lockstep clock (gbvp sim --clock lockstep)");
+    if (!r->cl)
+        return fail(r, "drive needs a connection");
+    r->cl->driving = on;
+    if (on)
+        r->c->held_until_driven = false;
+    add_bool(r, "driving", on);
+    add_int(r, "time_ps", (gint64)T(r)->now(TX(r)));
     return true;
 }
 
@@ -694,7 +718,7 @@ static const struct {
     { "intf_oops", cmd_intf_oops }, { "cmd", cmd_cmd },
     { "fault", cmd_fault },         { "subscribe", cmd_sub },
     { "unsubscribe", cmd_unsub },   { "capture", cmd_capture },
-    { "trace", cmd_trace },
+    { "trace", cmd_trace },         { "drive", cmd_drive },
 };
 
 /* The shape of a request line, before json-glib parses it. `single`: one JSON value and

@@ -30,6 +30,9 @@ typedef struct ctl_client {
     bool waiting;
     sim_time until;
     JsonNode *wait_id;
+    /* `drive`: on a lockstep target the clock stands still while this client is not in a
+     * wait, so what it does between waits happens at one virtual instant */
+    bool driving;
 } ctl_client;
 
 #define CTL_SLOTS_MAX 32u
@@ -45,6 +48,7 @@ struct sim_ctl {
     ctl_client clients[SIM_CTL_MAX_CLIENTS];
     ctl_slot_seen seen[CTL_SLOTS_MAX];
     bool link_up;
+    bool held_until_driven; /* sim_ctl_hold_until_driven: at 0 until a client drives */
 };
 
 /* Handles one request from `cl` (NULL: no connection: no subscriptions, waits done at

@@ -471,10 +471,37 @@ static sim_time source_idle_for(void *ctx)
     return wait;
 }
 
+/* Lockstep: the clock stops at every wait's end (so it is answered at that very instant),
+ * and where a driving client is between waits. */
+static sim_time source_hold_at(void *ctx)
+{
+    sim_ctl *c = ctx;
+    if (!(c->t->features & SIM_TARGET_LOCKSTEP))
+        return SIM_TIME_MAX;
+    sim_time now = c->t->ops->now(c->t->ctx);
+    sim_time hold = c->held_until_driven ? now : SIM_TIME_MAX;
+    for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++) {
+        const ctl_client *cl = &c->clients[i];
+        sim_time h = cl->fd < 0              ? SIM_TIME_MAX
+                     : cl->waiting           ? cl->until
+                     : cl->driving           ? now
+                                             : SIM_TIME_MAX;
+        if (h < hold)
+            hold = h;
+    }
+    return hold;
+}
+
+void sim_ctl_hold_until_driven(sim_ctl *c)
+{
+    c->held_until_driven = true;
+}
+
 sim_loop_source sim_ctl_source(sim_ctl *c)
 {
     return (sim_loop_source){ .pollfds = source_pollfds, .ready = source_ready,
-                              .idle_for = source_idle_for, .ctx = c };
+                              .idle_for = source_idle_for, .hold_at = source_hold_at,
+                              .ctx = c };
 }
 
 void sim_ctl_assertion(sim_ctl *c, bool ok, const char *name)

@@ -44,6 +44,10 @@ sim_loop_source sim_ctl_source(sim_ctl *c);
  * events: for owners without a loop. */
 void sim_ctl_service(sim_ctl *c);
 
+/* Lockstep: the clock stays where it is (0 at start) until a client sends `drive`, so a
+ * driving client (gbvp run's scenario) sees every virtual instant from the beginning. */
+void sim_ctl_hold_until_driven(sim_ctl *c);
+
 /* Events the owner reports (a scenario's assertion results, log lines). */
 void sim_ctl_assertion(sim_ctl *c, bool ok, const char *name);
 void sim_ctl_log(sim_ctl *c, const char *text);

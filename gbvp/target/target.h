@@ -70,6 +70,9 @@ enum {
     SIM_TARGET_REALTIME = 1u << 3,   /* its time is the wall clock, kept by a loop that
                                       * also serves the AP: settle and advance run that
                                       * loop, so a source of the loop must not call them */
+    SIM_TARGET_LOCKSTEP = 1u << 4,   /* its time is QEMU's virtual clock (lockstep): a
+                                      * control client may drive it (docs/control-protocol.md,
+                                      * "drive") */
 };
 
 /* Every operation reports failure as a negative errno with the reason in err. */

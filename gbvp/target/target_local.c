@@ -644,8 +644,12 @@ sim_local *sim_local_new(const sim_local_config *cfg, char *err, size_t errlen)
         features |= SIM_TARGET_TEST_AP;
     if (l->agent)
         features |= SIM_TARGET_GUEST;
-    if (cfg->ap == SIM_LOCAL_GUEST && l->cfg.sim.clock == SIM_CLOCK_REALTIME)
+    /* a lockstep clock is kept by the same loop: waits are served by it */
+    if (cfg->ap == SIM_LOCAL_GUEST && (l->cfg.sim.clock == SIM_CLOCK_REALTIME ||
+                                       l->cfg.sim.clock == SIM_CLOCK_LOCKSTEP))
         features |= SIM_TARGET_REALTIME;
+    if (cfg->ap == SIM_LOCAL_GUEST && l->cfg.sim.clock == SIM_CLOCK_LOCKSTEP)
+        features |= SIM_TARGET_LOCKSTEP;
     l->target = (sim_target){ .name = names[cfg->ap], .features = features, .ops = &local_ops,
                               .ctx = l };
     return l;

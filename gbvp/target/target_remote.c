@@ -33,7 +33,15 @@ struct sim_remote {
     unsigned num_slots;
     uint8_t intf_ids[SLOTS_MAX];
     sim_agent *agent;
+    bool lockstep; /* the simulator's clock is QEMU's: this client drives it */
 };
+
+/* Lockstep: while this client waits for the guest agent, virtual time moves in steps of
+ * this length; after each, QEMU is parked and what the guest wrote is in the socket. */
+#define LOCKSTEP_AGENT_STEP_MS 5
+/* Lockstep: a wait of N ms of virtual time may take longer on the wall clock (a busy guest
+ * under TCG runs slower than real time): this many times N, plus REPLY_MARGIN_MS. */
+#define LOCKSTEP_WALL_FACTOR 20
 
 /* ---- requests and replies ---- */
 
@@ -364,7 +372,8 @@ static void t_advance(void *ctx, sim_time dt)
     JsonParser *p;
     char err[256];
     uint64_t ms = (dt + SIM_MS(1) - 1) / SIM_MS(1);
-    JsonObject *o = request(R(ctx), &p, (int64_t)ms, err, sizeof err,
+    int64_t wall = (int64_t)ms * (R(ctx)->lockstep ? LOCKSTEP_WALL_FACTOR : 1);
+    JsonObject *o = request(R(ctx), &p, wall, err, sizeof err,
                             "{\"cmd\":\"wait\",\"ms\":%llu}", (unsigned long long)ms);
     if (o)
         g_object_unref(p);
@@ -516,6 +525,28 @@ static const sim_target_ops remote_ops = {
 
 /* ---- life cycle ---- */
 
+/* Lockstep: the agent client's wait. Nothing reaches the guest meanwhile, and the guest's
+ * output is looked at only while QEMU is parked, so when a reply is seen does not depend on
+ * the host. */
+static int lockstep_agent_wait(void *ctx, int fd, int timeout_ms)
+{
+    sim_remote *r = ctx;
+    int64_t deadline = now_ms() + timeout_ms;
+    for (;;) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        int n = poll(&p, 1, 0);
+        if (n < 0 && errno != EINTR)
+            return -errno;
+        if (n > 0)
+            return 1;
+        if (now_ms() >= deadline)
+            return 0;
+        if (r->err[0])
+            return -EPIPE;
+        t_advance(r, SIM_MS(LOCKSTEP_AGENT_STEP_MS));
+    }
+}
+
 static int connect_socket(const char *path, char *err, size_t errlen)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -562,6 +593,8 @@ sim_remote *sim_remote_new(const char *ctl_path, const char *agent_path, char *e
         features |= SIM_TARGET_LINK_MODEL;
     if (f && json_object_get_boolean_member_with_default(f, "realtime", FALSE))
         features |= SIM_TARGET_REALTIME;
+    if (f && json_object_get_boolean_member_with_default(f, "lockstep", FALSE))
+        features |= SIM_TARGET_LOCKSTEP;
     JsonArray *a = json_object_get_array_member(o, "slots");
     r->num_slots = a ? json_array_get_length(a) : 0;
     if (r->num_slots > SLOTS_MAX)
@@ -575,10 +608,19 @@ sim_remote *sim_remote_new(const char *ctl_path, const char *agent_path, char *e
         sim_remote_free(r);
         return NULL;
     }
+    /* lockstep: this client drives the clock, which stands still between its waits */
+    r->lockstep = features & SIM_TARGET_LOCKSTEP;
+    if (r->lockstep && command(r, err, errlen, "{\"cmd\":\"drive\"}")) {
+        sim_remote_free(r);
+        return NULL;
+    }
     if (agent_path) {
         char aerr[256];
-        if (sim_agent_connect_unix(agent_path, 10000, &r->agent, aerr, sizeof aerr) ||
-            sim_agent_wait_ready(r->agent, 300000)) {
+        if (sim_agent_connect_unix(agent_path, 10000, &r->agent, aerr, sizeof aerr) == 0 &&
+            r->lockstep)
+            sim_agent_set_wait(r->agent, lockstep_agent_wait, r);
+        if (!r->agent || (r->lockstep ? sim_agent_wait_started(r->agent, 600000)
+                                      : sim_agent_wait_ready(r->agent, 300000))) {
             snprintf(err, errlen, "guest agent at %s: %s", agent_path,
                      r->agent ? sim_agent_last_error(r->agent) : aerr);
             sim_remote_free(r);
