@@ -42,7 +42,8 @@ TABLE(sim_fields_link, INT(sim_target_link, frames), INT(sim_target_link, replay
       INT(sim_target_link, replay_timeouts), INT(sim_target_link, crc_errors),
       INT(sim_target_link, dropped), INT(sim_target_link, duplicates),
       INT(sim_target_link, to_intf_sent), INT(sim_target_link, to_intf_delivered),
-      INT(sim_target_link, from_intf_sent), INT(sim_target_link, from_intf_delivered));
+      INT(sim_target_link, from_intf_sent), INT(sim_target_link, from_intf_delivered),
+      INT(sim_target_link, to_intf_last_ns), INT(sim_target_link, from_intf_last_ns));
 
 static int64_t read_field(const sim_field *f, const void *obj)
 {

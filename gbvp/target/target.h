@@ -52,6 +52,9 @@ typedef struct sim_target_link {
     double ber, drop;
     uint64_t frames, replays, replay_timeouts, crc_errors, dropped, duplicates;
     uint64_t to_intf_sent, to_intf_delivered, from_intf_sent, from_intf_delivered;
+    /* the model's latency of the last message delivered each way (ns): what the timing
+     * model predicts for one crossing of the network at the links' current modes */
+    uint64_t to_intf_last_ns, from_intf_last_ns;
 } sim_target_link;
 
 /* Where a link operation takes a slot, this one means the AP bridge's own link. */

@@ -420,7 +420,9 @@ static int t_link_info(void *ctx, unsigned slot, sim_target_link *out, char *err
                               .duplicates = li.duplicates, .to_intf_sent = to.sent_msgs,
                               .to_intf_delivered = to.delivered_msgs,
                               .from_intf_sent = from.sent_msgs,
-                              .from_intf_delivered = from.delivered_msgs };
+                              .from_intf_delivered = from.delivered_msgs,
+                              .to_intf_last_ns = to.last_latency / 1000u,
+                              .from_intf_last_ns = from.last_latency / 1000u };
     up_phy_cfg_name(&li.phy, out->mode, sizeof out->mode);
     snprintf(out->state, sizeof out->state, "%s", li.state);
     return 0;

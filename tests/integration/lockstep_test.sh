@@ -8,6 +8,8 @@
 #     one seed gives byte-identical dmesg.log (virtual-time stamps) and sim.log (but for the
 #     run folder's name), the second run with two CPU-burning processes beside it; another
 #     seed, or another link gear, changes them;
+#   - the round trip gb_loopback measures (scenarios/lockstep_latency.lua) lies within the
+#     bound derived below from the model's prediction at PWM-G1 x1 and HS-G3B x2;
 #   - a failing run prints the command line that reproduces it, and that line does;
 #   - the simulator's clock stays at 0 under --held until a client drives it;
 #   - what cannot keep one clock is refused with a reason: a device without -icount, a
@@ -72,6 +74,35 @@ if grep -q "lockstep: [0-9]* barriers, [0-9]* grants" "$run_dir/a/sim.log" &&
     ok "the simulator counted its barriers and grants; the scenario inserted at 3 instants"
 else
     not_ok "barrier counts and 3 insertions" "$(tail -5 "$run_dir/a/sim.log")"
+fi
+
+# --- the model's timing reaches the guest: gb_loopback's round trip at two gears -----------
+# G(gear), the guest's average ping round trip, is max(M + e, W) + c: M the model's round trip
+# (last request + last response latency), e in [0, Q) the quantum's delay of the response,
+# c the guest's own software time around the request, W its work after sending, which
+# overlaps the network. At HS-G3B x2, M is under a microsecond: S = G - M there is the
+# guest's whole software time (c + W). Then for a slower gear M <= G <= M + S + Q (+1 us:
+# gb_loopback truncates to whole microseconds), and G moves with M.
+q_ns=10000
+latency() { # latency NAME GEAR LANES -> "GUEST_AVG MODEL_RTT" (us)
+    "$gbvp" run --lockstep --quantum $q_ns --set gear="$2" --set lanes="$3" \
+        --scenario scenarios/lockstep_latency.lua >"$run_dir/$1.out" 2>&1 || return 1
+    sed -n 's/.*# latency .*avg \([0-9.]*\) max.*model round trip \([0-9.]*\) us.*/\1 \2/p' "$run_dir/$1.out"
+}
+if pwm=$(latency lat-pwm PWM-G1 1) && hs=$(latency lat-hs HS-G3B 2) && [ -n "$pwm" ] && [ -n "$hs" ]; then
+    verdict=$(awk -v q=$((q_ns / 1000)) -v pwm="$pwm" -v hs="$hs" 'BEGIN {
+        split(pwm, p, " "); split(hs, h, " ")
+        s = h[1] - h[2]
+        ok = p[1] >= p[2] - 1 && p[1] <= p[2] + s + q + 1 && h[1] >= h[2] - 1 && p[1] - h[1] > 0
+        printf "%s PWM-G1 x1: guest %.1f us, model %.1f us; HS-G3B x2: guest %.1f us, model %.2f us; guest software time S = %.1f us, bound for PWM-G1: [%.1f, %.1f] us (Q = %d us); guest difference %.1f us, model difference %.1f us\n",
+            ok ? "ok" : "bad", p[1], p[2], h[1], h[2], s, p[2], p[2] + s + q + 1, q, p[1] - h[1], p[2] - h[2] }')
+    if [[ $verdict == ok* ]]; then
+        ok "gb_loopback's round trip follows the model: ${verdict#ok }"
+    else
+        not_ok "gb_loopback's round trip follows the model" "${verdict#bad }"
+    fi
+else
+    not_ok "gb_loopback's round trip at PWM-G1 x1 and HS-G3B x2" "$(tail -5 "$run_dir/lat-pwm.out" "$run_dir/lat-hs.out" 2>&1)"
 fi
 
 # --- a failing run prints how to reproduce it; that line does ------------------------------
