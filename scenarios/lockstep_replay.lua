@@ -1,7 +1,8 @@
 -- SPDX-License-Identifier: MIT
 -- Hot-plug at chosen instants, for replay in lockstep (gbvp run --lockstep): modules go in
 -- and out at times drawn from gbvp.random, so the seed decides when; the guest enumerates
--- them over the modelled links; the guest's view is read at the end. Run twice with one seed, the simulator's log and
+-- them over the modelled links; the guest is asked, between the insertions and at the end,
+-- what it sees and what its clock says. Run twice with one seed, the simulator's log and
 -- the guest's kernel log are identical; another seed moves every instant, and another
 -- link gear (--set gear=HS-G3B; default: the PWM-G1 of link start-up) changes how long
 -- every message takes (tests/integration/lockstep_test.sh). Waits here are on the simulated clock and ask
@@ -39,6 +40,11 @@ at_random(20, 300)
 insert(light_slot, "light")
 gbvp.check(activated(light_id), "light activated")
 gbvp.check(connected(light_id, 2), "light: the guest connected its CPorts")
+
+-- a command in the guest mid-run: what it sees, and when by its own clock
+local rc, out = gbvp.guest("ls /sys/bus/greybus/devices | wc -l; grep 'now at' /proc/timer_list", 20000)
+gbvp.check_eq(rc, 0, "the guest answers mid-run")
+gbvp.log(string.format("guest mid-run at %.3f ms: %s", gbvp.now(), out:gsub("\n", " ")))
 
 at_random(100, 600)
 gbvp.log(string.format("remove sensor at %.3f ms", gbvp.now()))

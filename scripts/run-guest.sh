@@ -31,8 +31,9 @@ usage: scripts/run-guest.sh [OPTIONS] [-- EXTRA-QEMU-ARGS...]
   --memory MB       guest memory (default 256)
   --icount SHIFT    lockstep timing: -icount shift=SHIFT,sleep=off (2^SHIFT ns of virtual
                     time per instruction, 0..10), the guest's RTC on the virtual clock
-                    (2020-01-01) and the agent's port without ioeventfd, so that the guest
-                    runs the same way every time (docs/qemu.md, "Lockstep"); TCG only
+                    (2020-01-01) and the agent's channel on gbvp-agent-port (host input at
+                    virtual-time ticks, ioeventfd off), so that the guest runs the same
+                    way every time (docs/qemu.md, "Lockstep"); TCG and gbvp's QEMU only
   --seed N          -seed N: the guest's random numbers from a seeded generator
   -h, --help        this help
 
@@ -140,19 +141,26 @@ sock=$dir/agent.sock
 [ ${#sock} -lt 108 ] || die "agent socket path $sock is longer than a Unix socket allows (107 bytes): use a shorter --dir"
 rm -f "$sock"
 
-# In lockstep the agent's port is served in the vCPU thread (ioeventfd=off), so what the
-# guest writes is in the host's socket before the guest runs on.
-ioev=
-[ -n "$icount" ] && ioev=,ioeventfd=off
+# The agent's channel: a chardev socket served by QEMU's main loop; in lockstep (--icount)
+# gbvp's gbvp-agent-port instead, which takes the host's bytes only at virtual-time ticks,
+# with the port served in the vCPU thread (ioeventfd=off), so that the guest gets a command
+# and the host its output at the same virtual time on every run (docs/qemu.md).
+ioev= console_dev=(-device virtconsole,chardev=agent)
+agent_chardev=(-chardev "socket,id=agent,path=$sock,server=on,wait=off")
+if [ -n "$icount" ]; then
+    ioev=,ioeventfd=off
+    console_dev=(-device "gbvp-agent-port,path=$sock")
+    agent_chardev=()
+fi
 if [ "$arch" = x86_64 ]; then
     machine=(-M pc)
     cmdline="console=ttyS0 panic=-1 gbvp.agent=/dev/hvc0"
-    agent_port=(-device "virtio-serial-pci$ioev" -device virtconsole,chardev=agent)
+    agent_port=(-device "virtio-serial-pci$ioev" "${console_dev[@]}")
 else
     machine=(-M virt -cpu cortex-a57)
     cmdline="console=ttyAMA0 panic=-1 gbvp.agent=/dev/hvc0"
     # (on virt the virtio transport, virtio-mmio, owns the property)
-    agent_port=(-device virtio-serial-device -device virtconsole,chardev=agent)
+    agent_port=(-device virtio-serial-device "${console_dev[@]}")
     [ -n "$icount" ] && agent_port+=(-global virtio-mmio.ioeventfd=off)
 fi
 timing=()
@@ -172,7 +180,7 @@ fi
 args=("$qemu" "${firmware[@]}" "${machine[@]}" -accel "$accel" "${timing[@]}" -m "$memory" -smp 1
       -nodefaults -no-user-config -display none -no-reboot
       "${console[@]}"
-      -chardev "socket,id=agent,path=$sock,server=on,wait=off" "${agent_port[@]}"
+      "${agent_chardev[@]}" "${agent_port[@]}"
       -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
       "${devices[@]}" "${extra[@]}")
 printf '%q ' "${args[@]}" >"$dir/qemu.cmdline"

@@ -297,6 +297,11 @@ sim_agent *sim_agent_new(int fd)
     return a;
 }
 
+void sim_agent_set_session(sim_agent *a, const char *session)
+{
+    snprintf(a->session, sizeof a->session, "%s", session);
+}
+
 void sim_agent_free(sim_agent *a)
 {
     if (!a)

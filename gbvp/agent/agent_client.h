@@ -116,6 +116,12 @@ int sim_agent_run_or_say(sim_agent *agent, const char *command, int timeout_ms,
 
 void sim_agent_set_reply_margin(sim_agent *agent, int margin_ms);
 
+/* The prefix of this client's request tokens (default: from its pid and the time, so that
+ * replies meant for an earlier client are told apart). A run that must repeat exactly
+ * (lockstep) sets a fixed one: the tokens are part of what the guest reads. 1..20 of
+ * [A-Za-z0-9_.-]. */
+void sim_agent_set_session(sim_agent *agent, const char *session);
+
 /* How the client waits for the channel to become readable: by default poll() on it; an
  * owner with an event loop (sim/loop.h) passes a function that keeps the loop running
  * meanwhile. It returns 1 when fd is readable, 0 when timeout_ms passed, or a negative

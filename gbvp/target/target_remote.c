@@ -617,8 +617,10 @@ sim_remote *sim_remote_new(const char *ctl_path, const char *agent_path, char *e
     if (agent_path) {
         char aerr[256];
         if (sim_agent_connect_unix(agent_path, 10000, &r->agent, aerr, sizeof aerr) == 0 &&
-            r->lockstep)
+            r->lockstep) {
             sim_agent_set_wait(r->agent, lockstep_agent_wait, r);
+            sim_agent_set_session(r->agent, "lockstep"); /* the same bytes every run */
+        }
         if (!r->agent || (r->lockstep ? sim_agent_wait_started(r->agent, 600000)
                                       : sim_agent_wait_ready(r->agent, 300000))) {
             snprintf(err, errlen, "guest agent at %s: %s", agent_path,

@@ -7,7 +7,8 @@
 #     enumeration over the modelled links, the guest's view read at the end) run twice with
 #     one seed gives byte-identical dmesg.log (virtual-time stamps) and sim.log (but for the
 #     run folder's name), the second run with two CPU-burning processes beside it; another
-#     seed, or another link gear, changes them;
+#     seed, or another link gear, changes them; the scenario's output, with a command run in
+#     the guest mid-run and the guest's nanosecond clock it reports, is identical too;
 #   - the round trip gb_loopback measures (scenarios/lockstep_latency.lua) lies within the
 #     bound derived below from the model's prediction at PWM-G1 x1 and HS-G3B x2;
 #   - a failing run prints the command line that reproduces it, and that line does;
@@ -57,6 +58,14 @@ if [ -s "$run_dir/a/dmesg.log" ] && grep -qE '^\[ *[0-9]+\.[0-9]{6}\] greybus 1-
     ok "dmesg.log holds the guest's kernel log with its time stamps ($(wc -l <"$run_dir/a/dmesg.log") lines)"
 else
     not_ok "dmesg.log holds the guest's kernel log with its time stamps" "$(head -5 "$run_dir/a/dmesg.log" 2>&1)"
+fi
+# the scenario's own lines (a guest command mid-run, with the guest's clock), without the
+# wall-clock column
+tap() { sed -n 's/^\[ *[0-9.]*\] //p' "$run_dir/$1.out" | grep -v "^simulator: \|^logs copied\|^guest up\|RUNDIR\|/run-[0-9]"; }
+if cmp -s <(tap a) <(tap b) && grep -q "guest mid-run at .* now at [0-9]* nsecs" "$run_dir/a.out"; then
+    ok "same seed: the scenario's output, a guest command's answer and clock mid-run included, identical"
+else
+    not_ok "same seed: the scenario's output identical" "$(diff <(tap a) <(tap b) | head -6)"
 fi
 for f in dmesg.log sim.log; do
     if same a b "$f"; then
