@@ -10,6 +10,9 @@
 -- --set gear=PWM-G1|HS-G3B... lanes=1|2 count=N (defaults PWM-G1, 1, 200).
 -- tests/integration/lockstep_test.sh runs it at PWM-G1 x1 and HS-G3B x2 and checks that
 -- the guest's figure moves with the gear as the model's does.
+if not (gbvp.features.guest and gbvp.features.link_model) then
+    gbvp.skip("needs the real guest's gb_loopback and the UniPro link model (gbvp run)")
+end
 local gear = gbvp.arg("gear", "PWM-G1")
 local lanes = tonumber(gbvp.arg("lanes", "1"))
 local count = tonumber(gbvp.arg("count", "200"))

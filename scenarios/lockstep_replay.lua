@@ -42,9 +42,12 @@ gbvp.check(activated(light_id), "light activated")
 gbvp.check(connected(light_id, 2), "light: the guest connected its CPorts")
 
 -- a command in the guest mid-run: what it sees, and when by its own clock
-local rc, out = gbvp.guest("ls /sys/bus/greybus/devices | wc -l; grep 'now at' /proc/timer_list", 20000)
-gbvp.check_eq(rc, 0, "the guest answers mid-run")
-gbvp.log(string.format("guest mid-run at %.3f ms: %s", gbvp.now(), out:gsub("\n", " ")))
+if gbvp.features.guest then
+    local rc, out = gbvp.guest("ls /sys/bus/greybus/devices | wc -l; grep 'now at' /proc/timer_list",
+                               20000)
+    gbvp.check_eq(rc, 0, "the guest answers mid-run")
+    gbvp.log(string.format("guest mid-run at %.3f ms: %s", gbvp.now(), out:gsub("\n", " ")))
+end
 
 at_random(100, 600)
 gbvp.log(string.format("remove sensor at %.3f ms", gbvp.now()))
@@ -58,7 +61,10 @@ gbvp.check(activated(sensor_id), "battery activated")
 gbvp.check(connected(sensor_id, 2), "battery: the guest connected its CPorts")
 gbvp.wait(500)
 
--- the guest's view, at the end
+-- the guest's view, at the end (the test AP's targets have no guest to ask)
+if not gbvp.features.guest then
+    return
+end
 local rc, out = gbvp.guest("ls /sys/bus/greybus/devices | sort", 20000)
 gbvp.check_eq(rc, 0, "the guest lists its Greybus devices")
 gbvp.check(out:find(string.format("1%%-%d%%.%d%%.1", light_id, light_id)) ~= nil,

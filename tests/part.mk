@@ -67,6 +67,7 @@ INTEGRATION_TESTS += tests/integration/arm64_test.sh
 INTEGRATION_TESTS += tests/integration/firmware_test.sh
 INTEGRATION_TESTS += tests/integration/kill_test.sh
 INTEGRATION_TESTS += tests/integration/lockstep_test.sh
+INTEGRATION_TESTS += tests/integration/clock_test.sh
 INTEGRATION_TESTS += tests/integration/sim_valgrind_test.sh
 INTEGRATION_TESTS += tests/integration/install_test.sh
 INTEGRATION_TESTS += tests/integration/multi_run_test.sh

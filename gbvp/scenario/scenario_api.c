@@ -976,7 +976,7 @@ void sc_api_open(sim_scenario *sc)
     lua_pushboolean(L, (f & SIM_TARGET_GUEST) != 0);
     lua_setfield(L, -2, "has_guest");
     /* What the target offers, so one script can run on several targets. */
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 6);
     lua_pushboolean(L, true);
     lua_setfield(L, -2, "backends");
     lua_pushboolean(L, true);
@@ -987,6 +987,8 @@ void sc_api_open(sim_scenario *sc)
     lua_setfield(L, -2, "guest");
     lua_pushboolean(L, (f & SIM_TARGET_LINK_MODEL) != 0);
     lua_setfield(L, -2, "link_model");
+    lua_pushboolean(L, (f & SIM_TARGET_LOCKSTEP) != 0);
+    lua_setfield(L, -2, "lockstep");
     lua_setfield(L, -2, "features");
     lua_setglobal(L, "gbvp");
     lua_pushcfunction(L, l_print);

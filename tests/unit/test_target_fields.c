@@ -48,11 +48,13 @@ static void test_fields_of_every_width_read_their_own_member(void)
                            "known=b1 active=b0 enabled=b1 suspended=b0 device_id=5 bundles=2 "
                            "bound_bundles=1 connections=3 present=b1 powered=b0 "
                            "activations=4000000000");
-    sim_target_link li = { .frames = 1, .from_intf_delivered = 1ull << 40 };
+    sim_target_link li = { .frames = 1, .from_intf_delivered = 1ull << 40,
+                           .from_intf_last_ns = 113553 };
     CU_ASSERT_STRING_EQUAL(fields(&sim_fields_link, &li),
                            "frames=1 replays=0 replay_timeouts=0 crc_errors=0 dropped=0 "
                            "duplicates=0 to_intf_sent=0 to_intf_delivered=0 "
-                           "from_intf_sent=0 from_intf_delivered=1099511627776");
+                           "from_intf_sent=0 from_intf_delivered=1099511627776 "
+                           "to_intf_last_ns=0 from_intf_last_ns=113553");
 }
 
 /* A remote target reads the control socket's members back into the structure. */
