@@ -94,8 +94,8 @@ run:
 unit: $(UNIT_TESTS)
 	$(Q)scripts/run-unit.sh $(UNIT_TESTS)
 
-bench: $(BENCHES)
-	$(Q)for b in $(BENCHES); do $$b || exit 1; done
+bench: $(BENCHES) $(B)/gbvp
+	$(Q)for b in $(BENCHES); do GBVP=$(B)/gbvp $$b || exit 1; done
 
 # What a capture costs a guest run (boots the guest: RUNS pairs of gbvp run).
 .PHONY: bench-guest

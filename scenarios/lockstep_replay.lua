@@ -61,6 +61,12 @@ gbvp.check(activated(sensor_id), "battery activated")
 gbvp.check(connected(sensor_id, 2), "battery: the guest connected its CPorts")
 gbvp.wait(500)
 
+-- the simulator's statistics, which repeat with the run
+local st = gbvp.stats()
+gbvp.log(string.format("stats: %d AP requests, %d SVC requests, %d to the AP, %d to interfaces, "
+                       .. "%d dropped, %d pings", st.ap_requests, st.svc_requests_sent,
+                       st.forwarded_to_ap, st.forwarded_to_intf, st.dropped, st.pings))
+
 -- the guest's view, at the end (the test AP's targets have no guest to ask)
 if not gbvp.features.guest then
     return

@@ -57,6 +57,8 @@ $(eval $(call bench,bench_gblink,tests/bench/bench_gblink.c,$(LIB_gblink)))
 $(eval $(call bench,bench_unipro,tests/bench/bench_unipro.c,$(LIB_switch_model) \
 	$(LIB_unipro_model) $(LIB_greybus) $(LIB_event_kernel)))
 $(eval $(call bench,bench_capture,tests/bench/bench_capture.c,$(TEST_LIBS)))
+# what lockstep costs: boots the guest (RUNS pairs of gbvp run, realtime and lockstep)
+BENCHES += tests/bench/bench_lockstep.sh
 
 # ---- integration tests: boot the real guest kernel in QEMU ----
 INTEGRATION_TESTS += tests/integration/boot_test.sh tests/integration/es2_bridge_test.sh \

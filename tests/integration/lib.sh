@@ -6,6 +6,9 @@
 #
 #   GBVP       the gbvp binary (default build/gbvp)
 #   KEEP=1     keep the run directory (console.log, sim.log, qemu.log) even on success
+#   GBVP_LOCKSTEP=1  boot in lockstep (docs/timing-in-sim.md): gbvp sim --clock lockstep,
+#              QEMU with -icount and greybus-es2,lockstep=on; the clock runs free (nobody
+#              drives it), so the tests see a guest whose time is QEMU's virtual time
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 gbvp=${GBVP:-build/gbvp}
@@ -68,7 +71,14 @@ gbvp_boot() {
     sim_t0_ms=$(now_ms)
     mkfifo "$run_dir/sim.in"
     exec 7<>"$run_dir/sim.in"
-    "$gbvp" sim --link "$run_dir/gbvp.sock" "$@" <"$run_dir/sim.in" >"$run_dir/sim.log" 2>&1 &
+    local lockstep_sim=() lockstep_qemu=() es2_lockstep=
+    if [ "${GBVP_LOCKSTEP:-0}" = 1 ]; then
+        lockstep_sim=(--clock lockstep)
+        lockstep_qemu=(--icount 3 --seed 1)
+        es2_lockstep=,lockstep=on
+    fi
+    "$gbvp" sim --link "$run_dir/gbvp.sock" "${lockstep_sim[@]}" "$@" <"$run_dir/sim.in" \
+        >"$run_dir/sim.log" 2>&1 &
     sim_pid=$!
     for _ in $(seq 1 100); do [ -S "$run_dir/gbvp.sock" ] && break; sleep 0.05; done
     if ! [ -S "$run_dir/gbvp.sock" ]; then
@@ -77,8 +87,8 @@ gbvp_boot() {
     qemu_t0_ms=$(now_ms)
     local out
     if ! out=$(scripts/run-guest.sh --background --dir "$run_dir" --kernel "$kernel" \
-                 --initrd "$initrd" --device qemu-xhci,id=xhci \
-                 --device "greybus-es2,link=$run_dir/gbvp.sock" 2>&1); then
+                 --initrd "$initrd" --device qemu-xhci,id=xhci "${lockstep_qemu[@]}" \
+                 --device "greybus-es2,link=$run_dir/gbvp.sock$es2_lockstep" 2>&1); then
         not_ok "QEMU starts with -device greybus-es2" "$out"; finish
     fi
     qemu_pid=$(cat "$run_dir/qemu.pid")

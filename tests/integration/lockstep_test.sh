@@ -62,8 +62,8 @@ fi
 # the scenario's own lines (a guest command mid-run, with the guest's clock), without the
 # wall-clock column
 tap() { sed -n 's/^\[ *[0-9.]*\] //p' "$run_dir/$1.out" | grep -v "^simulator: \|^logs copied\|^guest up\|RUNDIR\|/run-[0-9]"; }
-if cmp -s <(tap a) <(tap b) && grep -q "guest mid-run at .* now at [0-9]* nsecs" "$run_dir/a.out"; then
-    ok "same seed: the scenario's output, a guest command's answer and clock mid-run included, identical"
+if cmp -s <(tap a) <(tap b) && grep -q "guest mid-run at .* now at [0-9]* nsecs" "$run_dir/a.out" && grep -q "# stats: [1-9]" "$run_dir/a.out"; then
+    ok "same seed: the scenario's output identical (a guest command's answer and clock mid-run, the simulator's statistics)"
 else
     not_ok "same seed: the scenario's output identical" "$(diff <(tap a) <(tap b) | head -6)"
 fi
