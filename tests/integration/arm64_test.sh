@@ -3,7 +3,8 @@
 # The arm64 guest end to end (QEMU virt, cortex-a57, TCG, qemu-xhci + greybus-es2): the boot
 # test on arm64 (GBVP_ARCH=arm64 boot_test.sh, its checks counted here), the userland probe
 # (guest/tools/userland-probe.c) in the arm64 guest, and `gbvp run --arch arm64` passing the
-# default demo. The first run cross-builds the arm64 kernel (scripts/build-guest.sh --arch
+# default demo, and two lockstep runs of scenarios/lockstep_replay.lua with one seed giving
+# identical logs. The first run cross-builds the arm64 kernel (scripts/build-guest.sh --arch
 # arm64, cached in $GBVP_CACHE afterwards). Prints the build, boot and demo times and ends
 # with "N passed, N failed".
 set -u
@@ -90,5 +91,18 @@ if [ "$rc" -eq 0 ] && [[ $summary =~ ^demo.lua:\ [1-9][0-9]*\ passed,\ 0\ failed
 else
     not_ok "gbvp run --arch arm64: the default demo (status $rc, ${summary:-no summary})" \
         "$(grep -E '^\[.*(not ok|FAIL|error|failed)' "$d/demo.log" | head -n 8)"
+fi
+
+# --- lockstep on arm64: one seed twice gives the same logs ---------------------------------
+for i in 1 2; do
+    "$gbvp" run --arch arm64 --lockstep --seed 7 --scenario scenarios/lockstep_replay.lua \
+        --log-dir "$d/ls$i" >"$d/ls$i.out" 2>&1 || not_ok "arm64 lockstep run $i" "$(tail -5 "$d/ls$i.out")"
+done
+neutral() { sed -E 's#/[^ ]*/run-[0-9]+\.[A-Za-z0-9]+#RUNDIR#g' "$1"; }
+if [ -s "$d/ls1/dmesg.log" ] && cmp -s "$d/ls1/dmesg.log" "$d/ls2/dmesg.log" &&
+   cmp -s <(neutral "$d/ls1/sim.log") <(neutral "$d/ls2/sim.log"); then
+    ok "gbvp run --arch arm64 --lockstep: one seed twice, identical dmesg.log ($(wc -l <"$d/ls1/dmesg.log") lines) and sim.log"
+else
+    not_ok "arm64 lockstep: one seed twice, identical logs" "$(diff "$d/ls1/dmesg.log" "$d/ls2/dmesg.log" 2>&1 | head -6)"
 fi
 finish
