@@ -204,6 +204,32 @@ static bool get_link_slot(req *r, unsigned *slot)
     return get_slot(r, slot);
 }
 
+/* Every string of a parsed request, member names included, is UTF-8. */
+static bool json_valid_utf8(JsonNode *n)
+{
+    if (JSON_NODE_HOLDS_VALUE(n))
+        return json_node_get_value_type(n) != G_TYPE_STRING ||
+               g_utf8_validate(json_node_get_string(n), -1, NULL);
+    if (JSON_NODE_HOLDS_ARRAY(n)) {
+        JsonArray *a = json_node_get_array(n);
+        for (guint i = 0; i < json_array_get_length(a); i++)
+            if (!json_valid_utf8(json_array_get_element(a, i)))
+                return false;
+        return true;
+    }
+    if (JSON_NODE_HOLDS_OBJECT(n)) {
+        JsonObjectIter it;
+        const gchar *name;
+        JsonNode *v;
+        json_object_iter_init(&it, json_node_get_object(n));
+        while (json_object_iter_next(&it, &name, &v))
+            if (!g_utf8_validate(name, -1, NULL) || !json_valid_utf8(v))
+                return false;
+        return true;
+    }
+    return true;
+}
+
 /* ---- commands ---- */
 
 static bool cmd_ping(req *r)
@@ -815,6 +841,11 @@ char *ctl_handle(sim_ctl *c, ctl_client *cl, const char *line, size_t len)
             g_clear_error(&e);
         } else if (!json_parser_get_root(p) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p))) {
             fail(&r, "request must be a JSON object");
+        } else if (!json_valid_utf8(json_parser_get_root(p))) {
+            /* json-glib decodes a lone \uD800..\uDFFF escape into bytes that are not UTF-8;
+             * nothing of such a request is used, nor echoed (its id included) */
+            fail(&r, "request holds a string that is not valid UTF-8 (a lone surrogate "
+                 "escape such as \\ud800?)");
         } else {
             r.o = json_node_get_object(json_parser_get_root(p));
             id = json_object_get_member(r.o, "id");

@@ -11,6 +11,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "gbvp/ctl/ctl_server.h"
 #include "gbvp/target/target_local.h"
 #include "tests/unit/unit.h"
@@ -116,11 +118,23 @@ static void test_control_refuses_bad_requests_naming_the_problem(void)
         /* a wrong token is still named where it is */
         { "{\"cmd\": \"status\",, }", "unexpected character" },
         { "{\"cmd\":\"ping\"]", "request is not JSON" },
+        /* a lone surrogate escape decodes to bytes that are not UTF-8: refused, not echoed */
+        { "{\"cmd\":\"\\ud800\"be\",\"events\":[\"module\"]}",
+          "not valid UTF-8 (a lone surrogate" },
+        { "{\"cmd\":\"ping\",\"id\":[\"\\ud800\"be\"]}", "{\"ok\":false" },
+        { "{\"cmd\":\"insert\",\"slot\":0,\"module\":\"x\\ud800\"be\"}", "not valid UTF-8" },
+        /* drive needs a lockstep clock */
+        { "{\"cmd\":\"drive\"}", "drive needs a lockstep clock" },
+        { "{\"cmd\":\"drive\",\"on\":1}", "field 'on' must be true or false" },
     };
     rig r;
     rig_up(&r);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CU_ASSERT_TRUE(reply_has(&r, cases[i].line, cases[i].want));
+        char *rep = sim_ctl_handle_line(r.c, cases[i].line, strlen(cases[i].line));
+        CU_ASSERT_TRUE(rep && g_utf8_validate(rep, -1, NULL)); /* every reply is UTF-8 */
+        free(rep);
+    }
     char nul[] = "{\"cmd\":\"ping\"}\0x";
     char *rep = sim_ctl_handle_line(r.c, nul, sizeof nul - 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(rep, "not UTF-8 text"));
