@@ -27,7 +27,8 @@ typedef struct sim_lockstep sim_lockstep;
 typedef struct sim_lockstep_stats {
     uint64_t reports;  /* barriers the peer reported */
     uint64_t grants;   /* grants returned */
-    uint64_t holds;    /* reports answered late because a front end held the clock */
+    uint64_t holds;    /* reports answered late because a front end held the clock; unlike
+                        * the others this depends on the host (how fast the front end was) */
     uint64_t skips;    /* grants longer than the quantum (nothing pending) */
 } sim_lockstep_stats;
 
