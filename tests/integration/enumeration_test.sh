@@ -114,8 +114,12 @@ insert_all 1
 # --- removal -------------------------------------------------------------------------------
 mark_a=$(dmesg_lines)
 for m in "${modules[@]}"; do sim_send "remove ${slot_of[$m]}"; done
+leftovers='ls /dev | grep -E "^(ttyGB|gpiochip|i2c-|hidraw|input)"; ls /sys/class/leds /sys/class/power_supply /sys/class/gpio | grep -vE "^(/|export|unexport|$)"'
 if wait_modules_gone 60; then
-    left=$(agent 'ls /dev | grep -E "^(ttyGB|gpiochip|i2c-|hidraw|input)"; ls /sys/class/leds /sys/class/power_supply /sys/class/gpio | grep -vE "^(/|export|unexport|$)"')
+    # the class devices and /dev nodes go a moment after their bundles (devtmpfs removes
+    # /dev/input once its last node is gone): give them 5 s of the guest's time
+    wait_guest 5 "[ -z \"\$($leftovers)\" ]"
+    left=$(agent "$leftovers")
     if [ -z "$left" ]; then
         ok "removing every module leaves only 1-svc and greybus1, no class devices or /dev nodes"
     else
