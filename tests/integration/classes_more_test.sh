@@ -162,7 +162,7 @@ ddc=$(agent "echo 'module gb_log +p' > /sys/kernel/debug/dynamic_debug/control &
 a=$(sim_cmd 2 log send "gbvp-log-line-$tag hello from the module")
 b=$(sim_cmd 2 log send "gbvp-log-line-$tag second line")
 if wait_guest 10 "[ \$(dmesg | grep -c 'gbvp-log-line-$tag') -ge 2 ]"; then
-    out=$(agent "dmesg | grep 'gbvp-log-line-$tag'")
+    out=$(agent "dmesg | grep 'gbvp-log-line-$tag' | sed 's/^\[[ 0-9.]*\] //'")  # (time stamps with printk.time=1, as in lockstep)
     if grep -qx "log 1-4.4.1: gbvp-log-line-$tag hello from the module" <<<"$out" &&
        grep -qx "log 1-4.4.1: gbvp-log-line-$tag second line" <<<"$out" && [ "$hidden" = 0 ]; then
         ok "log: module lines in dmesg as 'log 1-4.4.1: TEXT' (driver, bundle) once 'module gb_log +p' is set, none before"
