@@ -977,7 +977,7 @@ static void es2_data_in(GreybusES2State *s, USBPacket *p, ES2Queue *q)
     m = es2_queue_pop(q);
     usb_packet_copy(p, m->data, m->len);
     g_free(m);
-    if (!s->fd_watched && es2_has_room(s)) {
+    if (!s->fd_watched && !es2_reads_at_barriers(s) && es2_has_room(s)) {
         qemu_bh_schedule(s->wakeup_bh);     /* resumes reading the ring */
     }
 }

@@ -349,10 +349,6 @@ bool sim_bridge_gblink_grant(sim_bridge_gblink *g, sim_time next_event, sim_time
     return send_grant(g);
 }
 
-sim_time sim_bridge_gblink_base(const sim_bridge_gblink *g)
-{
-    return g->base;
-}
 
 bool sim_bridge_gblink_up(const sim_bridge_gblink *g)
 {

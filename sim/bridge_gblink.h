@@ -41,7 +41,5 @@ bool sim_bridge_gblink_up(const sim_bridge_gblink *g);
  * next event and the time the clock is held at (SIM_TIME_MAX: none), once every message
  * stamped before it is in the ring. True when a grant went out. */
 bool sim_bridge_gblink_grant(sim_bridge_gblink *g, sim_time next_event, sim_time hold);
-/* Lockstep: the simulated time at which the peer's link time 0 began. */
-sim_time sim_bridge_gblink_base(const sim_bridge_gblink *g);
 
 #endif
