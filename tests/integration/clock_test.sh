@@ -14,9 +14,6 @@
 gbvp=$(realpath "$gbvp")
 export XDG_RUNTIME_DIR=$run_dir/xdg
 mkdir -m 700 "$XDG_RUNTIME_DIR"
-burners=
-stop_burners() { for p in $burners; do kill "$p" 2>/dev/null; done; burners=; }
-trap 'stop_burners; gbvp_cleanup' EXIT
 
 cat >"$run_dir/clock.lua" <<'EOF'
 local function guest(cmd, ms)
@@ -44,7 +41,7 @@ EOF
 # run NAME ARGS...: gbvp run of the scenario above beside two CPU-burning processes
 run() {
     local name=$1; shift
-    for _ in 1 2; do sh -c 'while :; do :; done' & burners+=" $!"; done
+    start_burners
     "$gbvp" run --scenario "$run_dir/clock.lua" --log-dir "$run_dir/$name" "$@" >"$run_dir/$name.out" 2>&1
     local rc=$?
     stop_burners

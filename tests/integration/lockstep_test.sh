@@ -26,9 +26,6 @@ scripts/build-qemu.sh >"$run_dir/build-qemu.log" 2>&1 ||
     { not_ok "scripts/build-qemu.sh" "$(tail -n 20 "$run_dir/build-qemu.log")"; finish; }
 export XDG_RUNTIME_DIR=$run_dir/xdg
 mkdir -m 700 "$XDG_RUNTIME_DIR"
-burners=
-stop_burners() { for p in $burners; do kill "$p" 2>/dev/null; done; burners=; }
-trap 'stop_burners; gbvp_cleanup' EXIT
 
 # run NAME ARGS...: gbvp run --lockstep of the replay scenario, logs in run_dir/NAME
 run() {
@@ -49,7 +46,7 @@ same() { # same A B FILE
 
 # --- one seed, twice (the second under load); another seed; another gear -----------------
 check "lockstep run, seed 7" run a --seed 7
-for _ in 1 2; do sh -c 'while :; do :; done' & burners+=" $!"; done
+start_burners
 check "the same run with two CPU-burning processes beside it" run b --seed 7
 stop_burners
 check "lockstep run, seed 8" run c --seed 8
