@@ -544,6 +544,33 @@ int vm_bsection_u32_list(const vm_bsection *s, const char *key, uint32_t min, ui
     return 0;
 }
 
+int vm_bsection_path(const vm_bsection *s, const char *key, char *out, size_t cap, char *err,
+                     size_t errlen)
+{
+    out[0] = '\0';
+    const vm_bkey *k = find_key(s, key);
+    if (!k)
+        return 0;
+    if (!k->value[0]) {
+        vm_error(err, errlen, "%s:%d: %s: expected a file path", s->owner->name, k->line, key);
+        return -1;
+    }
+    const char *dir = s->owner->name;
+    const char *slash = strrchr(dir, '/');
+    int n;
+    if (k->value[0] == '/' || !slash)
+        n = snprintf(out, cap, "%s", k->value);
+    else
+        n = snprintf(out, cap, "%.*s/%s", (int)(slash - dir), dir, k->value);
+    if (n < 0 || (size_t)n >= cap) {
+        out[0] = '\0';
+        vm_error(err, errlen, "%s:%d: %s: the path is longer than %zu bytes", s->owner->name,
+                 k->line, key, cap - 1);
+        return -1;
+    }
+    return 0;
+}
+
 static int hexval(int c)
 {
     if (c >= '0' && c <= '9')

@@ -74,6 +74,11 @@ int vm_bsection_enum(const vm_bsection *s, const char *key, const char *const *n
 /* A string of at most max_len bytes, copied NUL-terminated into out[max_len + 1]. */
 int vm_bsection_str(const vm_bsection *s, const char *key, const char *def, char *out,
                     size_t max_len, char *err, size_t errlen);
+/* A host file path of at most cap - 1 bytes into out; a relative path is taken relative to
+ * the directory of the behaviour file (so a module's files can sit beside it). Absent:
+ * out[0] = '\0' and 0. */
+int vm_bsection_path(const vm_bsection *s, const char *key, char *out, size_t cap, char *err,
+                     size_t errlen);
 /* A list of integers separated by blanks or commas, each in [min, max]; at most cap. */
 int vm_bsection_u32_list(const vm_bsection *s, const char *key, uint32_t min, uint32_t max,
                          uint32_t *out, size_t cap, size_t *count, char *err, size_t errlen);

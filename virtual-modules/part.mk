@@ -14,5 +14,5 @@ VM_SRCS := $(VM_MANIFEST_SRCS) virtual-modules/vm_error.c virtual-modules/behavi
 	virtual-modules/hid.c virtual-modules/pwm.c virtual-modules/log_protocol.c virtual-modules/raw.c \
 	virtual-modules/spi.c virtual-modules/fw_image.c virtual-modules/bootrom.c \
 	virtual-modules/fw_download.c virtual-modules/fw_mgmt.c virtual-modules/authentication.c \
-	virtual-modules/vm_module.c virtual-modules/backend_cmd.c virtual-modules/vm_reply.c
+	virtual-modules/vm_module.c virtual-modules/backend_cmd.c virtual-modules/vm_reply.c virtual-modules/vm_store.c
 $(eval $(call library,vm,$(VM_SRCS)))
