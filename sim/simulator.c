@@ -408,6 +408,14 @@ vm_interface *sim_simulator_interface(sim_simulator *s, unsigned slot, unsigned 
     return slot < s->cfg.num_slots ? sim_slots_interface(s->slots, slot, index) : NULL;
 }
 
+vm_interface *sim_simulator_interface_by_id(sim_simulator *s, uint8_t intf_id)
+{
+    for (unsigned slot = 0; slot < s->cfg.num_slots; slot++)
+        if (gb_svc_slot_intf_id(s->svc, slot) == intf_id)
+            return sim_slots_interface_in(s->slots, slot);
+    return NULL;
+}
+
 int sim_simulator_command(sim_simulator *s, unsigned slot, int index, const char *line,
                           vm_reply *reply)
 {

@@ -112,6 +112,8 @@ int sim_simulator_remove(sim_simulator *s, unsigned slot, char *err, size_t errl
 const char *sim_simulator_module_name(const sim_simulator *s, unsigned slot);
 /* Interface `index` (0-based) of the module in `slot`; NULL when there is none. */
 vm_interface *sim_simulator_interface(sim_simulator *s, unsigned slot, unsigned index);
+/* The interface whose id is intf_id (the switch port of its slot); NULL when none. */
+vm_interface *sim_simulator_interface_by_id(sim_simulator *s, uint8_t intf_id);
 /* Runs a backend command line (virtual-modules/backend_cmd.h, e.g. "gpio set 3 1") on
  * interface `index` (0-based) of the module in `slot`, or with index -1 on the first of
  * its interfaces that has a CPort of the command's class, at the simulator's time. 0 with

@@ -226,6 +226,12 @@ vm_interface *sim_slots_interface(sim_slots *s, unsigned slot, unsigned index)
     return s->by_slot[p]->intfs[index].vm;
 }
 
+vm_interface *sim_slots_interface_in(sim_slots *s, unsigned slot)
+{
+    int p = primary(s, slot);
+    return p < 0 ? NULL : s->by_slot[p]->intfs[slot - (unsigned)p].vm;
+}
+
 const char *sim_slots_module_name(const sim_slots *s, unsigned slot)
 {
     int p = primary(s, slot);

@@ -31,6 +31,8 @@ int sim_slots_insert(sim_slots *s, unsigned slot, const vm_module *m, sim_time n
 int sim_slots_remove(sim_slots *s, unsigned slot, sim_time now);
 /* Interface `index` of the module in `slot` (NULL when none). */
 vm_interface *sim_slots_interface(sim_slots *s, unsigned slot, unsigned index);
+/* The interface sitting in `slot` (whichever index of its module it is); NULL when none. */
+vm_interface *sim_slots_interface_in(sim_slots *s, unsigned slot);
 /* The module name in `slot` (any slot the module occupies), NULL when empty. */
 const char *sim_slots_module_name(const sim_slots *s, unsigned slot);
 

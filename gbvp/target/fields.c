@@ -29,7 +29,8 @@ TABLE(sim_fields_intf, BOOL(sim_target_intf, known), BOOL(sim_target_intf, activ
       INT(sim_target_intf, device_id), INT(sim_target_intf, bundles),
       INT(sim_target_intf, bound_bundles), INT(sim_target_intf, connections),
       BOOL(sim_target_intf, present), BOOL(sim_target_intf, powered),
-      INT(sim_target_intf, activations));
+      INT(sim_target_intf, activations), INT(sim_target_intf, vendor_id),
+      INT(sim_target_intf, product_id), INT(sim_target_intf, serial_number));
 
 TABLE(sim_fields_stats, INT(sim_target_stats, ap_requests), INT(sim_target_stats, ap_bad_requests),
       INT(sim_target_stats, svc_requests_sent), INT(sim_target_stats, ap_timeouts),

@@ -35,6 +35,11 @@ typedef struct sim_target_intf {
     bool present;   /* a module's interface sits there */
     bool powered;   /* V_SYS on */
     unsigned activations;
+    /* the module's own identity, as the AP reads it over DME (Toshiba GMP attributes
+     * 0x6000-0x6003) and shows it in sysfs: vendor_id, product_id, serial_number; 0 when
+     * no module sits there */
+    uint32_t vendor_id, product_id;
+    uint64_t serial_number;
 } sim_target_intf;
 
 /* The SVC's counters and the fabric's (gbvp.stats, {"cmd":"stats"}). */

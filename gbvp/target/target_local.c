@@ -11,6 +11,7 @@
 #include "ap-model/ap_gblink.h"
 #include "gblink/gblink.h"
 #include "greybus/gb_message.h"
+#include "virtual-modules/dme.h"
 
 /* The test AP's trace is searched only by gbvp.ap_traced: cap its memory in long storms. */
 #define TRACE_KEEP_MAX 200000u
@@ -266,6 +267,16 @@ static void t_intf(void *ctx, uint8_t id, sim_target_intf *out)
     out->present = in.present;
     out->powered = in.vsys;
     out->activations = in.activations;
+    vm_interface *vm = sim_simulator_interface_by_id(l->sim, id);
+    uint32_t v[4] = { 0 };
+    static const uint16_t attrs[4] = { VM_DME_TOSHIBA_GMP_VID, VM_DME_TOSHIBA_GMP_PID,
+                                       VM_DME_TOSHIBA_GMP_SN0, VM_DME_TOSHIBA_GMP_SN1 };
+    for (unsigned i = 0; vm && i < 4; i++)
+        if (vm_interface_dme_get(vm, attrs[i], 0, &v[i]) != VM_DME_SUCCESS)
+            v[i] = 0;
+    out->vendor_id = v[0];
+    out->product_id = v[1];
+    out->serial_number = (uint64_t)v[3] << 32 | v[2];
 }
 
 static void t_stats(void *ctx, sim_target_stats *out)

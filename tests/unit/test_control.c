@@ -73,9 +73,16 @@ static void test_control_commands_drive_the_simulator(void)
     CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"battery_get\",\"slot\":1,\"property\":\"capacity\"}",
                              "\"value\":42"));
     CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"status\"}", "\"module\":\"battery\""));
+    /* the module's own identity: its behaviour's ids and the SVC's serial per insertion */
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"interface\",\"interface\":2}",
+                             "\"vendor_id\":1,\"product_id\":2,\"serial_number\":1,"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"interface\",\"interface\":3}",
+                             "\"vendor_id\":1,\"product_id\":8,\"serial_number\":2,"));
     CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"wait\",\"ms\":5000}", "\"ok\":true"));
     CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"stats\"}", "\"pings\":2"));
     CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"remove\",\"slot\":1}", "\"ok\":true"));
+    CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"interface\",\"interface\":3}",
+                             "\"vendor_id\":0,\"product_id\":0,\"serial_number\":0,"));
     CU_ASSERT_TRUE(reply_has(&r, "{\"cmd\":\"remove\",\"slot\":1}",
                              "\"error\":\"cannot remove slot 1: the slot is empty\""));
     rig_down(&r);

@@ -43,11 +43,13 @@ static void test_fields_of_every_width_read_their_own_member(void)
 {
     sim_target_intf in = { .known = true, .enabled = true, .device_id = 5, .bundles = 2,
                            .bound_bundles = 1, .connections = 3, .present = true,
-                           .activations = 4000000000u };
+                           .activations = 4000000000u, .product_id = 0xb,
+                           .serial_number = 0x123456789aull };
     CU_ASSERT_STRING_EQUAL(fields(&sim_fields_intf, &in),
                            "known=b1 active=b0 enabled=b1 suspended=b0 device_id=5 bundles=2 "
                            "bound_bundles=1 connections=3 present=b1 powered=b0 "
-                           "activations=4000000000");
+                           "activations=4000000000 vendor_id=0 product_id=11 "
+                           "serial_number=78187493530");
     sim_target_link li = { .frames = 1, .from_intf_delivered = 1ull << 40,
                            .from_intf_last_ns = 113553 };
     CU_ASSERT_STRING_EQUAL(fields(&sim_fields_link, &li),
@@ -61,7 +63,8 @@ static void test_fields_of_every_width_read_their_own_member(void)
 static void test_values_come_back_into_the_structure(void)
 {
     sim_target_intf in = { .known = true, .suspended = true, .device_id = 200, .bundles = 7,
-                           .activations = 3 };
+                           .activations = 3, .vendor_id = 0xfffffffeu,
+                           .serial_number = 1ull << 40 };
     vm_reply r;
     vm_reply_clear(&r);
     sim_fields_put(&sim_fields_intf, &in, &r);
