@@ -311,6 +311,32 @@ loopback_tool() {
     echo "$dir/loopback_test"
 }
 
+# Downloads Debian binary packages of the target architecture into DIR (apt-get download;
+# for a foreign architecture through the private apt state busybox_binary set up) and
+# unpacks them into DIR/root.
+deb_fetch() {
+    local dir=$1; shift
+    local apt=(apt-get -o DPkg::Lock::Timeout=900) pkgs=() p
+    for p in "$@"; do pkgs+=("$p:$deb_arch"); done
+    if [ "$deb_arch" != "$(dpkg --print-architecture)" ]; then
+        local state=$cache/apt-$deb_arch
+        mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+        apt+=(-o "APT::Architecture=$deb_arch" -o "APT::Architectures::=$deb_arch"
+              -o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"
+              -o "Dir::State::status=/dev/null")
+        ls "$state/lists/"*Packages* >/dev/null 2>&1 || "${apt[@]}" update >"$dir/apt.log" 2>&1 ||
+            { cat "$dir/apt.log" >&2; die "apt-get update for $deb_arch failed"; }
+    fi
+    # (stale or missing package lists: one apt-get update, then again)
+    (cd "$dir" && "${apt[@]}" download "${pkgs[@]}" >>apt.log 2>&1) ||
+        { "${apt[@]}" update >>"$dir/apt.log" 2>&1 &&
+          (cd "$dir" && "${apt[@]}" download "${pkgs[@]}" >>apt.log 2>&1); } ||
+        { cat "$dir/apt.log" >&2; die "apt-get download ${pkgs[*]} failed"; }
+    local d
+    for d in "$dir"/*.deb; do dpkg -x "$d" "$dir/root"; done
+    rm -f "$dir"/*.deb
+}
+
 # libgpiod's command-line tools (gpiodetect, gpioinfo, gpioget, gpioset, gpiomon, gpiofind)
 # from Debian's gpiod package as a distribution ships them: dynamically linked, with
 # libgpiod.so.2 and the target's glibc beside them. Prints their directory: bin/, lib/ (the
@@ -321,24 +347,7 @@ gpiod_tools() {
     if [ ! -x "$dir/bin/gpiomon" ]; then
         say "initramfs: fetching gpiod + libgpiod2 ($deb_arch)"
         rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/bin" "$dir.tmp/lib"
-        local apt=(apt-get -o DPkg::Lock::Timeout=900)
-        if [ "$deb_arch" != "$(dpkg --print-architecture)" ]; then
-            # the private apt state busybox_binary set up for the foreign architecture
-            local state=$cache/apt-$deb_arch
-            mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
-            apt+=(-o "APT::Architecture=$deb_arch" -o "APT::Architectures::=$deb_arch"
-                  -o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"
-                  -o "Dir::State::status=/dev/null")
-            ls "$state/lists/"*Packages* >/dev/null 2>&1 || "${apt[@]}" update >"$dir.tmp/apt.log" 2>&1 ||
-                { cat "$dir.tmp/apt.log" >&2; die "apt-get update for $deb_arch failed"; }
-        fi
-        # (stale or missing package lists: one apt-get update, then again)
-        (cd "$dir.tmp" && "${apt[@]}" download "gpiod:$deb_arch" "libgpiod2:$deb_arch" >>apt.log 2>&1) ||
-            { "${apt[@]}" update >>"$dir.tmp/apt.log" 2>&1 &&
-              (cd "$dir.tmp" && "${apt[@]}" download "gpiod:$deb_arch" "libgpiod2:$deb_arch" >>apt.log 2>&1); } ||
-            { cat "$dir.tmp/apt.log" >&2; die "apt-get download gpiod:$deb_arch libgpiod2:$deb_arch failed"; }
-        local d
-        for d in "$dir.tmp"/*.deb; do dpkg -x "$d" "$dir.tmp/root"; done
+        deb_fetch "$dir.tmp" gpiod libgpiod2
         cp "$dir.tmp"/root/usr/bin/gpio* "$dir.tmp/bin/"
         cp -L "$(find "$dir.tmp/root" -name libgpiod.so.2 | head -n 1)" "$dir.tmp/lib/libgpiod.so.2"
         local interp
@@ -347,10 +356,31 @@ gpiod_tools() {
         cp -L "$("${cross}gcc" -print-file-name=libc.so.6)" "$dir.tmp/lib/libc.so.6"
         cp -L "$("${cross}gcc" -print-file-name="${interp##*/}")" "$dir.tmp/interp-file"
         echo "$interp" >"$dir.tmp/interp"
-        rm -rf "$dir.tmp/root" "$dir.tmp"/*.deb "$dir" && mv "$dir.tmp" "$dir"
+        rm -rf "$dir.tmp/root" "$dir" && mv "$dir.tmp" "$dir"
     fi
     echo "$dir"
 }
+
+# mtd-utils' tools for /dev/mtdN (flash_erase, flashcp, mtd_debug, mtdinfo) from Debian's
+# mtd-utils package, dynamically linked against glibc only (gpiod_tools ships it). Prints
+# their directory.
+mtd_tools() {
+    local dir=$cache/initramfs/mtd-utils-$arch t
+    if [ ! -x "$dir/mtdinfo" ]; then
+        say "initramfs: fetching mtd-utils ($deb_arch)"
+        rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+        deb_fetch "$dir.tmp" mtd-utils
+        for t in $mtd_utils; do
+            cp "$dir.tmp/root/usr/sbin/$t" "$dir.tmp/$t"
+            if "${cross}readelf" -d "$dir.tmp/$t" | grep NEEDED | grep -v 'libc\.so\.6' >&2; then
+                die "mtd-utils' $t needs more than glibc"
+            fi
+        done
+        rm -rf "$dir.tmp/root" "$dir" && mv "$dir.tmp" "$dir"
+    fi
+    echo "$dir"
+}
+mtd_utils="flash_erase flashcp mtd_debug mtdinfo"
 
 build_initramfs() {
     if [ "$force" -eq 0 ] && [ -f "$initramfs_image" ]; then
@@ -394,8 +424,9 @@ build_initramfs() {
         "$repo/guest/firmware/mkfw.sh" "$work/firmware/gmp_00000126_00001002_00000043_00000f00_$tag.tftf" \
             "gbvp-$tag" 1 1 "$repo/guest/firmware/s2l-gpio-loopback.mnfs" 8192 >&2
     done
-    local busybox gpio spi lbtest
+    local busybox gpio spi lbtest mtd
     busybox=$(busybox_binary)
+    mtd=$(mtd_tools)
     gpio=$(gpio_tools)
     spi=$(spi_tools)
     lbtest=$(loopback_tool)
@@ -438,6 +469,9 @@ build_initramfs() {
             echo "file /usr/bin/$t $spi/$t 0755 0 0"
         done
         echo "file /usr/bin/loopback_test $lbtest 0755 0 0"
+        for t in $mtd_utils; do
+            echo "file /usr/sbin/$t $mtd/$t 0755 0 0"
+        done
         local a
         for a in $applets; do
             [ "$a" = bin/busybox ] && continue
