@@ -362,7 +362,7 @@ gpiod_tools() {
 }
 
 # mtd-utils' tools for /dev/mtdN (flash_erase, flashcp, mtd_debug, mtdinfo) from Debian's
-# mtd-utils package, dynamically linked against glibc only (gpiod_tools ships it). Prints
+# mtd-utils package, linked against glibc alone (gpiod_tools ships it and its loader). Prints
 # their directory.
 mtd_tools() {
     local dir=$cache/initramfs/mtd-utils-$arch t
@@ -372,7 +372,7 @@ mtd_tools() {
         deb_fetch "$dir.tmp" mtd-utils
         for t in $mtd_utils; do
             cp "$dir.tmp/root/usr/sbin/$t" "$dir.tmp/$t"
-            if "${cross}readelf" -d "$dir.tmp/$t" | grep NEEDED | grep -v 'libc\.so\.6' >&2; then
+            if "${cross}readelf" -d "$dir.tmp/$t" | grep NEEDED | grep -vE 'libc\.so\.6|ld-linux' >&2; then
                 die "mtd-utils' $t needs more than glibc"
             fi
         done
