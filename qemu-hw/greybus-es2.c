@@ -165,6 +165,7 @@ struct GreybusES2State {
     uint16_t cports_prop;
     uint32_t reconnect_ms;
     bool lockstep;
+    bool said_not_lockstep;     /* warned that the simulator is not in lockstep */
     uint32_t quantum_ns;
     uint32_t grant_timeout_ms;
 
@@ -412,15 +413,6 @@ static void es2_update_attach(GreybusES2State *s)
     if (!s->realized) {
         return;     /* the first barrier plugs it in, once the machine is complete */
     }
-    if (want && s->lockstep && !(gbl_features(s->link) & GBL_FEATURE_LOCKSTEP)) {
-        if (!s->said_absent) {
-            s->said_absent = true;
-            warn_report("greybus-es2: the simulator at %s does not run in lockstep (start it "
-                        "with gbvp sim --clock lockstep): the bridge stays unplugged",
-                        s->link_path);
-        }
-        want = false;
-    }
     if (want && !s->dev.attached) {
         s->cports = s->cports_prop ? s->cports_prop :
                     s->peer_cports ? MIN(s->peer_cports, ES2_CPORTS_MAX) :
@@ -627,6 +619,23 @@ static void es2_on_up(void *ctx)
     s->peer_down = false;
     s->said_absent = false;
     s->handshake_since = 0;
+    if (s->lockstep && s->realized && !(gbl_features(s->link) & GBL_FEATURE_LOCKSTEP)) {
+        /* (before realize, es2_connect_now refuses it with the reason)
+         * A realtime simulator never grants time: a barrier would hold the guest for
+         * grant-timeout-ms at every attempt. Leave it (the guest runs on, the bridge
+         * unplugged) and try again at the next reconnect-ms, which may find a simulator
+         * in lockstep. Safe inside a gblink callback: gbl_process notices. */
+        if (!s->said_not_lockstep) {
+            s->said_not_lockstep = true;
+            warn_report("greybus-es2: the simulator at %s does not run in lockstep (start it "
+                        "with gbvp sim --clock lockstep): the bridge stays unplugged; "
+                        "retrying every %u ms", s->link_path, s->reconnect_ms);
+        }
+        gbl_disconnect(s->link);
+        es2_update_fd_watch(s);
+        return;
+    }
+    s->said_not_lockstep = false;
     gbl_send_msg(s->link, GBL_T_HELLO, GBL_CPORT_NONE, 0, 0, &hello, sizeof(hello));
     if (s->lockstep) {
         /* the first barrier at once: the simulator grants the first span */

@@ -26,10 +26,10 @@ LB=$G/1-2.2.1/gb_loopback
 ctl() { "$gbvp" ctl --socket "$control" --timeout 30 "$@"; }
 
 # start_sim [WRAPPER...]: a new simulator on the same link and control paths (under WRAPPER,
-# e.g. valgrind, when given), its log appended to sim.log.
+# e.g. valgrind, when given; in lockstep when the first one was), its log appended to sim.log.
 start_sim() {
     echo "---- gbvp sim started by kill_test ----" >>"$run_dir/sim.log"
-    "$@" "$gbvp" sim --link "$link" --control "$control" --slots 4 <"$run_dir/sim.in" \
+    "$@" "$gbvp" sim --link "$link" --control "$control" --slots 4 "${lockstep_sim[@]}" <"$run_dir/sim.in" \
         >>"$run_dir/sim.log" 2>&1 &
     sim_pid=$!
     local i
@@ -208,8 +208,8 @@ qemu_t0_ms=$(now_ms)
 rm -f "$run_dir/agent.sock"
 for f in console.log qemu.log; do mv "$run_dir/$f" "$run_dir/first-$f" 2>/dev/null; done
 if out=$(scripts/run-guest.sh --background --dir "$run_dir" --kernel "$kernel" \
-            --initrd "$initrd" --device qemu-xhci,id=xhci \
-            --device "greybus-es2,link=$link" 2>&1); then
+            --initrd "$initrd" --device qemu-xhci,id=xhci "${lockstep_qemu[@]}" \
+            --device "greybus-es2,link=$link$es2_lockstep" 2>&1); then
     qemu_pid=$(cat "$run_dir/qemu.pid")
 else
     not_ok "a new QEMU starts" "$out"; finish

@@ -60,6 +60,9 @@ trap 'exit 130' INT TERM
 # FIFO, output to run_dir/sim.log) and QEMU with the greybus-es2 device, and waits for the
 # guest agent. Sets sim_t0_ms and qemu_t0_ms (simulator and QEMU start). Ends the test when
 # any step fails.
+# (lockstep_sim, lockstep_qemu, es2_lockstep: the lockstep arguments of the booted simulator,
+# of run-guest.sh and of the device, for a test that starts another simulator or QEMU)
+lockstep_sim=() lockstep_qemu=() es2_lockstep=
 gbvp_boot() {
     if [ ! -x "$gbvp" ]; then
         make -j2 "$gbvp" >/dev/null || { not_ok "build $gbvp"; finish; }
@@ -77,7 +80,6 @@ gbvp_boot() {
     sim_t0_ms=$(now_ms)
     mkfifo "$run_dir/sim.in"
     exec 7<>"$run_dir/sim.in"
-    local lockstep_sim=() lockstep_qemu=() es2_lockstep=
     if [ "${GBVP_LOCKSTEP:-0}" = 1 ]; then
         lockstep_sim=(--clock lockstep)
         lockstep_qemu=(--icount 3 --seed 1)

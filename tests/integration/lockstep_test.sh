@@ -220,4 +220,44 @@ if grep -q "error: bridge: QEMU's greybus-es2 does not offer lockstep.*give the 
 else
     not_ok "a lockstep simulator against a realtime device: refused" "$(tail -3 "$run_dir/r3/sim.log")"
 fi
+kill "$qemu_pid" "$sim_pid" 2>/dev/null; wait "$sim_pid" 2>/dev/null
+
+# A lockstep device whose simulator dies and is replaced by a realtime one: the guest runs on
+# (never parked at a barrier waiting for grants a realtime simulator does not give), the
+# device says why it stays unplugged, and a lockstep simulator started later is taken.
+r4=$run_dir/r4
+mkdir -p "$r4"
+sim4() { "$gbvp" sim "$@" --link "$r4/gbvp.sock" --control "$r4/ctl.sock" --slots 2 </dev/null >>"$r4/sim.log" 2>&1 & sim_pid=$!; }
+sim4 --clock lockstep
+for _ in $(seq 1 100); do [ -S "$r4/gbvp.sock" ] && break; sleep 0.05; done
+scripts/run-guest.sh --background --dir "$r4" --icount 3 --device qemu-xhci \
+    --device "greybus-es2,link=$r4/gbvp.sock,lockstep=on" >"$r4/run.out" 2>&1
+qemu_pid=$(sed -n 's/^qemu pid: //p' "$r4/run.out")
+a4() { "$gbvp" agent --socket "$r4/agent.sock" --wait "$1" --timeout 20 -- "$2"; }
+svc_back='i=0; until [ -e /sys/bus/greybus/devices/1-svc ]; do i=$((i+1)); [ $i -ge 300 ] && exit 1; sleep 0.1; done'
+if a4 300 "$svc_back" >/dev/null 2>&1; then
+    kill -9 "$sim_pid"; wait "$sim_pid" 2>/dev/null
+    sim4
+    for _ in $(seq 1 100); do grep -q "does not run in lockstep.*retrying every" "$r4/qemu.log" && break; sleep 0.1; done
+    t0=$(now_ms)
+    up=$(a4 5 "cat /proc/uptime")
+    t_agent=$(( $(now_ms) - t0 ))
+    if grep -q "does not run in lockstep (start it with gbvp sim --clock lockstep): the bridge stays unplugged; retrying every" "$r4/qemu.log" &&
+       [ -n "$up" ] && [ "$t_agent" -lt 5000 ]; then
+        ok "its simulator replaced by a realtime one: the device says why it stays unplugged, the guest runs on (agent answered in $(secs "$t_agent") s)"
+    else
+        not_ok "a realtime simulator in place of a lockstep one: the guest runs on, the device says why" \
+            "agent: '$up' after $t_agent ms" "$(grep greybus-es2 "$r4/qemu.log" | tail -n 3)"
+    fi
+    kill "$sim_pid"; wait "$sim_pid" 2>/dev/null
+    sim4 --clock lockstep
+    if a4 30 "$svc_back" >/dev/null 2>&1; then
+        ok "then a lockstep simulator: the device takes it and the guest enumerates its SVC again"
+    else
+        not_ok "a lockstep simulator after the realtime one: 1-svc again within 30 s" \
+            "$(grep greybus-es2 "$r4/qemu.log" | tail -n 3)" "$(tail -n 3 "$r4/sim.log")"
+    fi
+else
+    not_ok "a lockstep guest boots with its lockstep simulator" "$(tail -n 5 "$r4/qemu.log")"
+fi
 finish
