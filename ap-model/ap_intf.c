@@ -785,6 +785,46 @@ int tap_bundle_resume(tap *ap, uint8_t intf_id, uint8_t bundle_id)
     return 0;
 }
 
+int tap_bundle_bind(tap *ap, uint8_t intf_id, uint8_t bundle_id, uint8_t protocol)
+{
+    tap_intf *in = tap_find_intf(ap, intf_id);
+    tap_bundle *b = in ? find_bundle(in, bundle_id) : NULL;
+    if (!b || !in->enabled || in->suspended)
+        return -EINVAL;
+    if (b->bound)
+        return -EBUSY;
+    if (!(in->quirks & TAPQ_NO_BUNDLE_ACTIVATE)) {
+        int ret = pm_status(ap, in, GB_CONTROL_TYPE_BUNDLE_ACTIVATE, b->id, true,
+                            "BUNDLE_ACTIVATE");
+        if (ret)
+            return ret;
+    }
+    int ret = -ENOENT;
+    for (unsigned i = 0; i < b->ncports; i++) {
+        if (b->protocols[i] != protocol)
+            continue;
+        tap_conn *c = tap_conn_create(ap, in, b->cports[i], false, true, (int)(b - in->bundles),
+                                      protocol);
+        if (!c) {
+            ret = -EBUSY;
+            break;
+        }
+        b->hd_cports[i] = c->hd_cport;
+        ret = tap_conn_enable(ap, in, c, true);
+        if (ret)
+            break;
+    }
+    if (ret) {
+        tap_trace(ap, "bundle %u.%u: bind failed: %d", in->id, b->id, ret);
+        bundle_conns_disable(ap, in, b, true);
+        pm_status(ap, in, GB_CONTROL_TYPE_BUNDLE_DEACTIVATE, b->id, true, "BUNDLE_DEACTIVATE");
+        return ret;
+    }
+    tap_trace(ap, "bundle %u.%u: bound by the test (protocol 0x%02x)", in->id, b->id, protocol);
+    b->bound = true;
+    return 0;
+}
+
 int tap_intf_suspend(tap *ap, uint8_t intf_id)
 {
     tap_intf *in = tap_find_intf(ap, intf_id);

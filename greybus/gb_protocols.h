@@ -142,6 +142,88 @@
 #define GB_I2C_FUNC_I2C 0x00000001 /* same bit values as Linux I2C_FUNC_* */
 #define GB_I2C_FUNC_SMBUS_EMUL 0x0eff0008
 
+/* ---- USB (protocol 0x06, drivers/staging/greybus/usb.c: root-hub control only) ---- */
+#define GB_USB_TYPE_HCD_START 0x02
+#define GB_USB_TYPE_HCD_STOP 0x03
+#define GB_USB_TYPE_HUB_CONTROL 0x04
+#define GB_USB_HUB_CONTROL_SIZE 8 /* typeReq, wValue, wIndex, wLength (le16 each) */
+
+/* ---- Camera management (protocol 0x0d, drivers/staging/greybus/camera.c) ---- */
+#define GB_CAMERA_TYPE_CAPABILITIES 0x02
+#define GB_CAMERA_TYPE_CONFIGURE_STREAMS 0x03
+#define GB_CAMERA_TYPE_CAPTURE 0x04
+#define GB_CAMERA_TYPE_FLUSH 0x05
+#define GB_CAMERA_TYPE_METADATA 0x06 /* module -> AP, unidirectional */
+#define GB_CAMERA_MAX_STREAMS 4
+#define GB_CAMERA_MAX_SETTINGS_SIZE 8192
+#define GB_CAMERA_CONFIGURE_STREAMS_TEST_ONLY 0x01 /* request flags */
+#define GB_CAMERA_CONFIGURE_STREAMS_ADJUSTED 0x01  /* response flags */
+#define GB_CAMERA_CONFIGURE_STREAMS_REQ_SIZE 4     /* num_streams, flags, le16 padding */
+#define GB_CAMERA_STREAM_CONFIG_REQ_SIZE 8         /* width, height, format, padding */
+#define GB_CAMERA_CONFIGURE_STREAMS_RESP_SIZE 8    /* num_streams, flags, 2 pad, le32 rate */
+#define GB_CAMERA_STREAM_CONFIG_RESP_SIZE 16 /* w, h, fmt, vc, dt[2], max_pkt, pad, max_size */
+#define GB_CAMERA_CAPTURE_REQ_SIZE 8  /* le32 request_id, streams, pad, le16 num_frames */
+#define GB_CAMERA_FLUSH_RESP_SIZE 4   /* le32 request_id */
+#define GB_CAMERA_METADATA_REQ_SIZE 8 /* le32 request_id, le16 frame, stream, pad */
+#define GB_CAMERA_FORMAT_UYVY 0x01    /* the gb_format codes of camera.c's table */
+#define GB_CAMERA_FORMAT_NV12 0x12
+#define GB_CAMERA_FORMAT_JPEG 0x40
+
+/* ---- SDIO (protocol 0x07, drivers/staging/greybus/sdio.c) ---- */
+#define GB_SDIO_TYPE_GET_CAPABILITIES 0x02
+#define GB_SDIO_TYPE_SET_IOS 0x03
+#define GB_SDIO_TYPE_COMMAND 0x04
+#define GB_SDIO_TYPE_TRANSFER 0x05
+#define GB_SDIO_TYPE_EVENT 0x06 /* module -> AP, unidirectional */
+#define GB_SDIO_CAPS_RESP_SIZE 20 /* le32 caps, ocr, f_min, f_max; le16 blk count, size */
+#define GB_SDIO_SET_IOS_REQ_SIZE 14 /* le32 clock, vdd; bus_mode, power, width, timing,
+                                       signal voltage, driver type */
+#define GB_SDIO_COMMAND_REQ_SIZE 11 /* cmd, flags, type, le32 arg, le16 blocks, blksz */
+#define GB_SDIO_COMMAND_RESP_SIZE 16 /* le32 resp[4] */
+#define GB_SDIO_TRANSFER_REQ_SIZE 5  /* flags, le16 blocks, le16 blksz, then write data */
+#define GB_SDIO_TRANSFER_RESP_SIZE 4 /* le16 blocks, le16 blksz, then read data */
+#define GB_SDIO_CAP_NONREMOVABLE 0x00000001
+#define GB_SDIO_CAP_4_BIT_DATA 0x00000002
+#define GB_SDIO_CAP_8_BIT_DATA 0x00000004
+#define GB_SDIO_CAP_MMC_HS 0x00000008
+#define GB_SDIO_CAP_SD_HS 0x00000010
+#define GB_SDIO_VDD_32_33 0x00002000
+#define GB_SDIO_VDD_33_34 0x00004000
+#define GB_SDIO_VDD_MASK 0x0001ffff
+#define GB_SDIO_BUSMODE_PUSHPULL 0x01
+#define GB_SDIO_POWER_OFF 0x00
+#define GB_SDIO_POWER_UP 0x01
+#define GB_SDIO_POWER_ON 0x02
+#define GB_SDIO_POWER_UNDEFINED 0x03
+#define GB_SDIO_BUS_WIDTH_1 0x00
+#define GB_SDIO_BUS_WIDTH_4 0x02
+#define GB_SDIO_BUS_WIDTH_8 0x03
+#define GB_SDIO_TIMING_LEGACY 0x00
+#define GB_SDIO_TIMING_SD_HS 0x02
+#define GB_SDIO_TIMING_MMC_HS400 0x0a /* the highest timing code */
+#define GB_SDIO_SIGNAL_VOLTAGE_120 0x02 /* the highest signal voltage code */
+#define GB_SDIO_SET_DRIVER_TYPE_D 0x03  /* the highest driver type code */
+#define GB_SDIO_RSP_NONE 0x00 /* COMMAND cmd_flags: sums of PRESENT, 136, CRC, BUSY, OPCODE */
+#define GB_SDIO_RSP_PRESENT 0x01
+#define GB_SDIO_RSP_136 0x02
+#define GB_SDIO_RSP_CRC 0x04
+#define GB_SDIO_RSP_BUSY 0x08
+#define GB_SDIO_RSP_OPCODE 0x10
+#define GB_SDIO_RSP_R1_R5_R6_R7 0x15 /* the combinations 6.1 sends */
+#define GB_SDIO_RSP_R1B 0x1d
+#define GB_SDIO_RSP_R2 0x07
+#define GB_SDIO_RSP_R3_R4 0x01
+#define GB_SDIO_CMD_AC 0x00
+#define GB_SDIO_CMD_ADTC 0x01
+#define GB_SDIO_CMD_BC 0x02
+#define GB_SDIO_CMD_BCR 0x03
+#define GB_SDIO_DATA_WRITE 0x01 /* TRANSFER data_flags: Linux MMC_DATA_* >> 8 */
+#define GB_SDIO_DATA_READ 0x02
+#define GB_SDIO_DATA_STREAM 0x04
+#define GB_SDIO_CARD_INSERTED 0x01 /* EVENT */
+#define GB_SDIO_CARD_REMOVED 0x02
+#define GB_SDIO_WP 0x04
+
 /* ---- PWM (protocol 0x09) ---- */
 #define GB_PWM_TYPE_PWM_COUNT 0x02
 #define GB_PWM_TYPE_ACTIVATE 0x03

@@ -33,7 +33,10 @@ VM_TEST_SRCS := tests/unit/test_vm_main.c tests/unit/test_vm_harness.c \
 	tests/unit/test_vm_uart.c tests/unit/test_vm_hid.c tests/unit/test_vm_light.c \
 	tests/unit/test_vm_vibrator.c tests/unit/test_vm_robustness.c \
 	tests/unit/test_vm_commands.c tests/unit/test_vm_pwm.c \
-	tests/unit/test_vm_lograw.c tests/unit/test_vm_spi.c tests/unit/test_vm_firmware.c
+	tests/unit/test_vm_lograw.c tests/unit/test_vm_spi.c tests/unit/test_vm_firmware.c \
+	tests/unit/test_vm_spi_nor.c
+VM_TEST_SRCS += tests/unit/test_vm_usb.c tests/unit/test_vm_camera.c
+VM_TEST_SRCS += tests/unit/test_vm_sdio.c
 $(eval $(call unit_test,test_vm,$(VM_TEST_SRCS),$(TEST_LIBS)))
 $(eval $(call unit_test,test_vm_ap_path,tests/unit/test_vm_ap_path.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_model_cli,tests/unit/test_unipro_model_cli.c,$(TEST_LIBS)))
@@ -75,6 +78,8 @@ INTEGRATION_TESTS += tests/integration/install_test.sh
 INTEGRATION_TESTS += tests/integration/multi_run_test.sh
 INTEGRATION_TESTS += tests/integration/storm_test.sh
 INTEGRATION_TESTS += tests/integration/classes_more_test.sh
+INTEGRATION_TESTS += tests/integration/spinor_test.sh
+INTEGRATION_TESTS += tests/integration/sdcard_test.sh
 INTEGRATION_TESTS += tests/integration/network_test.sh
 # es2_peer: a misbehaving gblink server (silent, lying, dropping its side of the bridge) for
 # the fault test of the device; built on demand by that test.

@@ -22,8 +22,12 @@
 #include "virtual-modules/fw_image.h"
 #include "virtual-modules/fw_mgmt.h"
 #include "virtual-modules/raw.h"
+#include "virtual-modules/sdio.h"
 #include "virtual-modules/spi.h"
+#include "virtual-modules/spi_nor.h"
 #include "virtual-modules/uart.h"
+#include "virtual-modules/usb.h"
+#include "virtual-modules/camera.h"
 #include "virtual-modules/vibrator.h"
 
 #define MAX_ARGS 8
@@ -564,6 +568,70 @@ static int do_raw(cmd *c)
     return say(c, -1, "raw: expected send HEX or recv");
 }
 
+/* spi flash [CS]: the part, its file and statistics; spi flash read OFFSET LEN [CS]: bytes
+ * of the array, read aside (no command, no statistics). CS: the first flash by default. */
+static int do_spi_flash(cmd *c, vm_spi *s)
+{
+    bool rd = c->argc > 2 && !strcmp(c->argv[2], "read");
+    int cs_arg = rd ? 5 : 2;
+    long cs = vm_spi_first_flash(s), off, len;
+    if (c->argc > cs_arg + 1)
+        return say(c, -1, "spi flash: expected [CS] or read OFFSET LEN [CS]");
+    if (c->argc == cs_arg + 1 && num(c, cs_arg, 0, VM_SPI_MAX_CHIP_SELECTS - 1, &cs))
+        return -1;
+    vm_spi_nor *f = cs >= 0 ? vm_spi_flash(s, (unsigned)cs) : NULL;
+    if (!f)
+        return cs < 0 ? say(c, -1, "no chip select is a flash (devices = ... spi-nor)")
+                      : say(c, -1, "chip select %ld is not a flash", cs);
+    const vm_spi_nor_part *p = vm_spi_nor_part_of(f);
+    if (rd) {
+        uint8_t data[RECV_MAX];
+        if (num(c, 3, 0, (long)p->size - 1, &off) || num(c, 4, 1, RECV_MAX, &len))
+            return -1;
+        int rc = vm_spi_nor_peek(f, (uint32_t)off, data, (size_t)len);
+        if (rc == -ERANGE)
+            return say(c, -1, "%ld bytes at 0x%lx run past the end of the %u-byte flash", len,
+                       off, p->size);
+        if (rc)
+            return say(c, -1, "cannot read the flash: %s", strerror(-rc));
+        return say_bytes(c, "data", data, (size_t)len);
+    }
+    vm_spi_nor_stats st;
+    vm_spi_nor_get_stats(f, &st);
+    const char *path = vm_spi_nor_path(f);
+    vm_reply_int(c->r, "chip_select", cs);
+    vm_reply_text(c->r, "part", p->name);
+    vm_reply_int(c->r, "jedec_id", p->id[0] << 16 | p->id[1] << 8 | p->id[2]);
+    vm_reply_int(c->r, "size", p->size);
+    vm_reply_text(c->r, "file", path ? path : "");
+    vm_reply_int(c->r, "status", vm_spi_nor_status(f));
+    vm_reply_int(c->r, "status2", vm_spi_nor_status2(f));
+    vm_reply_bool(c->r, "failed", vm_spi_nor_failed(f));
+    vm_reply_int(c->r, "reads", (int64_t)st.reads);
+    vm_reply_int(c->r, "programs", (int64_t)st.programs);
+    vm_reply_int(c->r, "erases", (int64_t)st.erases);
+    vm_reply_int(c->r, "bytes_read", (int64_t)st.bytes_read);
+    vm_reply_int(c->r, "bytes_programmed", (int64_t)st.bytes_programmed);
+    vm_reply_int(c->r, "bytes_erased", (int64_t)st.bytes_erased);
+    vm_reply_int(c->r, "ignored", (int64_t)st.ignored);
+    vm_reply_int(c->r, "unknown", (int64_t)st.unknown);
+    vm_reply_int(c->r, "last_unknown", st.last_unknown);
+    vm_reply_int(c->r, "io_errors", (int64_t)st.io_errors);
+    vm_reply_text(c->r, "error", st.last_error);
+    return say(c, 0,
+               "cs %ld part %s id %02x%02x%02x size %u %s%s status 0x%02x 0x%02x reads %llu "
+               "programs %llu erases %llu bytes-read %llu bytes-programmed %llu bytes-erased "
+               "%llu ignored %llu unknown %llu io-errors %llu%s%s",
+               cs, p->name, p->id[0], p->id[1], p->id[2], p->size, path ? "file " : "memory",
+               path ? path : "", vm_spi_nor_status(f), vm_spi_nor_status2(f),
+               (unsigned long long)st.reads, (unsigned long long)st.programs,
+               (unsigned long long)st.erases, (unsigned long long)st.bytes_read,
+               (unsigned long long)st.bytes_programmed, (unsigned long long)st.bytes_erased,
+               (unsigned long long)st.ignored, (unsigned long long)st.unknown,
+               (unsigned long long)st.io_errors, vm_spi_nor_failed(f) ? " failed: " : "",
+               vm_spi_nor_failed(f) ? st.last_error : "");
+}
+
 static int do_spi(cmd *c)
 {
     vm_spi *s = vm_interface_spi(c->intf, c->cport);
@@ -597,7 +665,184 @@ static int do_spi(cmd *c)
                    (unsigned long long)st.bytes_in, (unsigned long long)st.bytes_out,
                    st.last_chip_select, st.last_mode);
     }
-    return say(c, -1, "spi: expected queue HEX, recv or stats");
+    if (!strcmp(c->argv[1], "flash"))
+        return do_spi_flash(c, s);
+    return say(c, -1, "spi: expected queue HEX, recv, stats or flash");
+}
+
+/* usb connect PORT [high|full|low], usb disconnect PORT: plug a device into a root-hub port
+ * or pull it (the hub driver sees C_PORT_CONNECTION); usb status: controller and ports. */
+static int do_usb(cmd *c)
+{
+    vm_usb *u = vm_interface_usb(c->intf, c->cport);
+    if (!u)
+        return no_class(c, "USB");
+    unsigned nports = vm_usb_port_count(u);
+    long port;
+    if (!strcmp(c->argv[1], "connect")) {
+        vm_usb_speed speed = VM_USB_SPEED_HIGH;
+        if (c->argc != 3 && c->argc != 4)
+            return say(c, -1, "usb connect: expected PORT [high|full|low]");
+        if (num(c, 2, 1, nports, &port))
+            return -1;
+        if (c->argc == 4) {
+            int k = -1;
+            for (int i = VM_USB_SPEED_HIGH; i <= VM_USB_SPEED_LOW; i++)
+                if (!strcmp(c->argv[3], vm_usb_speed_name((vm_usb_speed)i)))
+                    k = i;
+            if (k < 0)
+                return say(c, -1, "usb connect: speed '%s' is not high, full or low",
+                           c->argv[3]);
+            speed = (vm_usb_speed)k;
+        }
+        if (vm_usb_connect(u, (unsigned)port, speed) == -EEXIST)
+            return say(c, -1, "port %ld already has a device", port);
+        return say(c, 0, "%s", "");
+    }
+    if (!strcmp(c->argv[1], "disconnect")) {
+        if (nargs(c, 3) || num(c, 2, 1, nports, &port))
+            return -1;
+        if (vm_usb_disconnect(u, (unsigned)port) == -ENOENT)
+            return say(c, -1, "port %ld has no device", port);
+        return say(c, 0, "%s", "");
+    }
+    if (strcmp(c->argv[1], "status") || nargs(c, 2))
+        return say(c, -1, "usb: expected connect PORT [high|full|low], disconnect PORT or status");
+    vm_usb_stats st;
+    vm_usb_get_stats(u, &st);
+    vm_reply_bool(c->r, "running", vm_usb_running(u));
+    vm_reply_int(c->r, "ports", nports);
+    char text[VM_REPLY_TEXT_MAX];
+    size_t n = (size_t)snprintf(text, sizeof text, "hcd %s ports %u hub-requests %llu stalled %llu",
+                                vm_usb_running(u) ? "running" : "stopped", nports,
+                                (unsigned long long)st.hub_requests,
+                                (unsigned long long)st.stalled);
+    for (unsigned p = 1; p <= nports && n < sizeof text; p++) {
+        uint16_t status, change;
+        vm_usb_port_status(u, p, &status, &change);
+        char name[VM_REPLY_NAME_MAX];
+        snprintf(name, sizeof name, "port%u_status", p);
+        vm_reply_int(c->r, name, status);
+        snprintf(name, sizeof name, "port%u_change", p);
+        vm_reply_int(c->r, name, change);
+        n += (size_t)snprintf(text + n, sizeof text - n, "; port %u status 0x%04x change 0x%04x",
+                              p, status, change);
+    }
+    return say(c, 0, "%s", text);
+}
+
+/* camera status: configured streams, the capture and the counters; camera frame: the
+ * module finished a frame of the running capture (METADATA to the AP). */
+static int do_camera(cmd *c)
+{
+    vm_camera *cam = vm_interface_camera(c->intf, c->cport);
+    if (!cam)
+        return no_class(c, "camera");
+    if (!strcmp(c->argv[1], "frame")) {
+        if (nargs(c, 2))
+            return -1;
+        int rc = vm_camera_frame(cam);
+        if (rc == -ENOENT)
+            return say(c, -1, "no capture is running");
+        return rc ? errno_reply(c, rc) : say(c, 0, "%s", "");
+    }
+    if (strcmp(c->argv[1], "status") || nargs(c, 2))
+        return say(c, -1, "camera: expected status or frame");
+    vm_camera_state s;
+    vm_camera_get_state(cam, &s);
+    vm_reply_int(c->r, "streams", s.nstreams);
+    vm_reply_bool(c->r, "capturing", s.capturing);
+    vm_reply_int(c->r, "last_request", s.last_request);
+    vm_reply_int(c->r, "configures", (int64_t)s.configures);
+    vm_reply_int(c->r, "captures", (int64_t)s.captures);
+    vm_reply_int(c->r, "flushes", (int64_t)s.flushes);
+    vm_reply_int(c->r, "frames", (int64_t)s.metadata);
+    char streams[160] = "";
+    size_t n = 0;
+    for (unsigned i = 0; i < s.nstreams && n < sizeof streams; i++) {
+        char fmt[8];
+        n += (size_t)snprintf(streams + n, sizeof streams - n, "%s%ux%u %s", i ? ", " : ": ",
+                              s.stream[i].width, s.stream[i].height,
+                              vm_camera_format_name(s.stream[i].format, fmt, sizeof fmt));
+    }
+    return say(c, 0, "streams %u%s; %s request %u mask 0x%x frames %u/%u; configures %llu "
+               "captures %llu flushes %llu frames %llu", s.nstreams, streams,
+               s.capturing ? "capturing" : "idle, last", s.last_request, s.streams,
+               s.frames_sent, s.num_frames, (unsigned long long)s.configures,
+               (unsigned long long)s.captures, (unsigned long long)s.flushes,
+               (unsigned long long)s.metadata);
+}
+
+/* sdio insert [PATH]: a card into the slot (the image file PATH, or the card taken out
+ * last); sdio remove; sdio wp on|off: the write-protect switch; sdio stats. */
+static int do_sdio(cmd *c)
+{
+    vm_sdio *s = vm_interface_sdio(c->intf, c->cport);
+    if (!s)
+        return no_class(c, "SDIO");
+    if (!strcmp(c->argv[1], "insert")) {
+        char path[VM_SDIO_PATH_MAX] = "", why[512];
+        if (c->argc > 2) { /* the rest of the line: a path may hold blanks */
+            size_t n = strlen(c->rest);
+            while (n && (c->rest[n - 1] == ' ' || c->rest[n - 1] == '\t' ||
+                         c->rest[n - 1] == '\r' || c->rest[n - 1] == '\n'))
+                n--;
+            if (n >= sizeof path)
+                return say(c, -1, "sdio insert: the path is longer than %zu bytes",
+                           sizeof path - 1);
+            memcpy(path, c->rest, n);
+            path[n] = '\0';
+        }
+        if (vm_sdio_insert(s, c->argc > 2 ? path : NULL, why, sizeof why))
+            return say(c, -1, "sdio insert: %s", why);
+        return say(c, 0, "%s", "");
+    }
+    if (!strcmp(c->argv[1], "remove")) {
+        if (nargs(c, 2))
+            return -1;
+        if (vm_sdio_remove(s))
+            return say(c, -1, "sdio remove: the slot is empty");
+        return say(c, 0, "%s", "");
+    }
+    if (!strcmp(c->argv[1], "wp")) {
+        if (c->argc != 3 || (strcmp(c->argv[2], "on") && strcmp(c->argv[2], "off")))
+            return say(c, -1, "sdio wp: expected on or off");
+        vm_sdio_set_write_protect(s, !strcmp(c->argv[2], "on"));
+        return say(c, 0, "%s", "");
+    }
+    if (strcmp(c->argv[1], "stats") || c->argc != 2)
+        return say(c, -1, "sdio: expected insert [PATH], remove, wp on|off or stats");
+    vm_sdio_stats st;
+    vm_sdio_get_stats(s, &st);
+    vm_reply_bool(c->r, "present", st.present);
+    vm_reply_text(c->r, "state", st.state);
+    vm_reply_int(c->r, "size", (int64_t)st.size);
+    vm_reply_text(c->r, "image", st.path);
+    vm_reply_bool(c->r, "write_protect", st.write_protect);
+    vm_reply_int(c->r, "commands", (int64_t)st.commands);
+    vm_reply_int(c->r, "timeouts", (int64_t)st.timeouts);
+    vm_reply_int(c->r, "transfers", (int64_t)st.transfers);
+    vm_reply_int(c->r, "blocks_read", (int64_t)st.blocks_read);
+    vm_reply_int(c->r, "blocks_written", (int64_t)st.blocks_written);
+    vm_reply_int(c->r, "blocks_erased", (int64_t)st.blocks_erased);
+    vm_reply_int(c->r, "illegal", (int64_t)st.illegal);
+    vm_reply_int(c->r, "data_errors", (int64_t)st.data_errors);
+    vm_reply_int(c->r, "io_errors", (int64_t)st.io_errors);
+    vm_reply_int(c->r, "events", (int64_t)st.events);
+    vm_reply_text(c->r, "error", st.last_error);
+    return say(c, 0,
+               "card %s state %s size %llu image %s wp %s commands %llu timeouts %llu "
+               "transfers %llu blocks-read %llu blocks-written %llu blocks-erased %llu "
+               "illegal %llu data-errors %llu io-errors %llu events %llu%s%s",
+               st.present ? "present" : "absent", st.state, (unsigned long long)st.size,
+               st.path[0] ? st.path : st.present ? "(memory)" : "-",
+               st.write_protect ? "on" : "off", (unsigned long long)st.commands,
+               (unsigned long long)st.timeouts, (unsigned long long)st.transfers,
+               (unsigned long long)st.blocks_read, (unsigned long long)st.blocks_written,
+               (unsigned long long)st.blocks_erased, (unsigned long long)st.illegal,
+               (unsigned long long)st.data_errors, (unsigned long long)st.io_errors,
+               (unsigned long long)st.events, st.last_error[0] ? " last-error " : "",
+               st.last_error);
 }
 
 static const struct {
@@ -752,6 +997,8 @@ static const struct {
     {"pwm", do_pwm},           {"log", do_log},     {"raw", do_raw},
     {"spi", do_spi},           {"interface", do_interface}, {"firmware", do_firmware},
     {"bootrom", do_bootrom},   {"auth", do_auth},
+    {"usb", do_usb},           {"camera", do_camera},
+    {"sdio", do_sdio},
 };
 
 int vm_backend_command(vm_interface *intf, const char *line, sim_time now, vm_reply *reply)
@@ -775,7 +1022,8 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, vm_re
     }
     if (c.argc < 2)
         return say(&c, -1, "expected CLASS[@CPORT] VERB ... (gpio, i2c, uart, battery, hid, "
-                   "vibrator, light, loopback, pwm, log, raw, spi, pm, interface, firmware, bootrom, auth)");
+                   "vibrator, light, loopback, pwm, log, raw, spi, pm, interface, firmware, "
+                   "bootrom, auth, usb, camera, sdio)");
     char *at = strchr(c.argv[0], '@');
     if (at) {
         *at = '\0';
@@ -789,5 +1037,6 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, vm_re
         if (!strcmp(classes[i].name, c.argv[0]))
             return classes[i].run(&c);
     return say(&c, -1, "unknown class '%s' (gpio, i2c, uart, battery, hid, vibrator, light, "
-               "loopback, pwm, log, raw, spi, pm, interface, firmware, bootrom, auth)", c.argv[0]);
+               "loopback, pwm, log, raw, spi, pm, interface, firmware, bootrom, auth, usb, camera, sdio)",
+               c.argv[0]);
 }

@@ -11,7 +11,11 @@
 //   vibrator state              light get CHANNEL             pwm get CHANNEL
 //   loopback ping | transfer LEN | sink LEN | stats
 //   log send TEXT...            raw send HEX                  raw recv
-//   spi queue HEX               spi recv
+//   spi queue HEX               spi recv                      spi stats
+//   spi flash [CS]              spi flash read OFFSET LEN [CS]
+//   usb connect PORT [high|full|low]   usb disconnect PORT   usb status
+//   camera status               camera frame
+//   sdio insert [PATH]          sdio remove   sdio wp on|off  sdio stats
 //   pm TYPE STATUS              (control: answer BUNDLE_SUSPEND etc. with STATUS)
 //   interface stats             (what the interface received, sent and dropped)
 //

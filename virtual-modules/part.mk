@@ -12,7 +12,9 @@ VM_SRCS := $(VM_MANIFEST_SRCS) virtual-modules/vm_error.c virtual-modules/behavi
 	virtual-modules/uart.c virtual-modules/uart_pty.c virtual-modules/loopback.c \
 	virtual-modules/power_supply.c virtual-modules/vibrator.c virtual-modules/light.c \
 	virtual-modules/hid.c virtual-modules/pwm.c virtual-modules/log_protocol.c virtual-modules/raw.c \
-	virtual-modules/spi.c virtual-modules/fw_image.c virtual-modules/bootrom.c \
+	virtual-modules/spi.c virtual-modules/spi_nor.c virtual-modules/fw_image.c virtual-modules/bootrom.c \
 	virtual-modules/fw_download.c virtual-modules/fw_mgmt.c virtual-modules/authentication.c \
-	virtual-modules/vm_module.c virtual-modules/backend_cmd.c virtual-modules/vm_reply.c virtual-modules/vm_store.c
+	virtual-modules/vm_module.c virtual-modules/backend_cmd.c virtual-modules/vm_reply.c virtual-modules/vm_store.c \
+	virtual-modules/sd_card.c virtual-modules/sdio.c \
+	virtual-modules/usb.c virtual-modules/camera.c
 $(eval $(call library,vm,$(VM_SRCS)))

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "greybus/gb_message.h"
+#include "virtual-modules/spi_nor.h"
 #include "virtual-modules/vm_class.h"
 
 #define XFER_SIZE 13u /* speed le32, len le32, delay le16, cs_change, bpw, flags */
@@ -15,6 +16,8 @@
 #define NAME_LEN 32u
 #define SPI_BPW_8 (1u << 7) /* Linux SPI_BPW_MASK(8) */
 #define SPI_MIN_SPEED 1000u
+#define FLASH_PATH_MAX 4096u
+#define FLASH_PARTS_MAX 8u /* spi_nor.c's parts a behaviour may name */
 
 typedef struct ring {
     uint8_t *buf;
@@ -32,11 +35,13 @@ struct vm_spi {
     uint32_t max_speed;
     spi_device_decl dev[VM_SPI_MAX_CHIP_SELECTS];
     ring miso, mosi;
+    vm_spi_nor *flash[VM_SPI_MAX_CHIP_SELECTS]; /* on the chip selects declared spi-nor */
+    int held; /* a flash chip select still asserted after the last message, else -1 */
     vm_spi_stats st;
 };
 
-static const char *const spi_keys[] = {"chip-selects", "modalias", "devices", "max-speed-hz",
-                                       NULL};
+static const char *const spi_keys[] = {"chip-selects", "modalias",   "devices", "max-speed-hz",
+                                       "flash-file",   "flash-part", NULL};
 
 /* One word of `devices`: "spidev" and "spi-nor" are the protocol's own device types (6.1's
  * spilib names them "spidev" and "spi-nor"); anything else is announced as a modalias. */
@@ -108,6 +113,58 @@ static int parse_devices(vm_spi *s, const vm_bsection *cfg, uint32_t ncs, bool n
     return 0;
 }
 
+/* A flash behind every chip select declared spi-nor: `flash-part` (default the first part),
+ * in memory (erased) or in the host file `flash-file`, opened (and locked) here. */
+static int create_flashes(vm_spi *s, const vm_bsection *cfg, char *err, size_t errlen)
+{
+    unsigned nflash = 0;
+    for (unsigned i = 0; i < s->ncs; i++)
+        nflash += s->dev[i].type == GB_SPI_SPI_NOR;
+    const char *names[FLASH_PARTS_MAX + 1] = {NULL};
+    for (size_t i = 0; i < FLASH_PARTS_MAX && vm_spi_nor_part_at(i); i++)
+        names[i] = vm_spi_nor_part_at(i)->name;
+    int part;
+    char path[FLASH_PATH_MAX];
+    if (vm_bsection_enum(cfg, "flash-part", names, 0, &part, err, errlen) ||
+        vm_bsection_path(cfg, "flash-file", path, sizeof path, err, errlen))
+        return -1;
+    bool file = path[0] != '\0';
+    if (!nflash && (file || vm_bsection_get(cfg, "flash-part", NULL)))
+        return vm_bsection_error(cfg, file ? "flash-file" : "flash-part", err, errlen,
+                                 "no chip select is a flash: list spi-nor in devices");
+    if (file && nflash > 1)
+        return vm_bsection_error(cfg, "flash-file", err, errlen,
+                                 "one file for %u spi-nor chip selects; a file backs one flash",
+                                 nflash);
+    const vm_spi_nor_part *p = vm_spi_nor_part_at((size_t)part);
+    for (unsigned i = 0; i < s->ncs; i++) {
+        if (s->dev[i].type != GB_SPI_SPI_NOR)
+            continue;
+        vm_store *st;
+        if (file) {
+            char msg[256];
+            if (!(st = vm_store_file(path, p->size, msg, sizeof msg)))
+                return vm_bsection_error(cfg, "flash-file", err, errlen, "%s (part %s)", msg,
+                                         p->name);
+        } else if (!(st = vm_store_memory(p->size, 0xff))) {
+            return vm_bsection_error(cfg, "devices", err, errlen,
+                                     "no memory for a %u KiB flash", p->size >> 10);
+        }
+        if (!(s->flash[i] = vm_spi_nor_new(p, st)))
+            return vm_bsection_error(cfg, "devices", err, errlen, "out of memory");
+    }
+    return 0;
+}
+
+static void spi_free(vm_spi *s)
+{
+    for (unsigned i = 0; i < VM_SPI_MAX_CHIP_SELECTS; i++)
+        vm_spi_nor_free(s->flash[i]);
+    free(s->miso.buf);
+    free(s->mosi.buf);
+    free(s);
+}
+
 static void *spi_create(vm_endpoint *ep, const vm_bsection *cfg, char *err, size_t errlen)
 {
     uint32_t ncs, speed;
@@ -120,14 +177,12 @@ static void *spi_create(vm_endpoint *ep, const vm_bsection *cfg, char *err, size
     vm_spi *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
+    s->held = -1;
     if (parse_devices(s, cfg, ncs, vm_bsection_get(cfg, "chip-selects", NULL) != NULL, err,
-                      errlen)) {
-        free(s);
-        return NULL;
-    }
-    if (!(s->miso.buf = malloc(VM_SPI_BUFFER)) || !(s->mosi.buf = malloc(VM_SPI_BUFFER))) {
-        free(s->miso.buf);
-        free(s);
+                      errlen) ||
+        create_flashes(s, cfg, err, errlen) || !(s->miso.buf = malloc(VM_SPI_BUFFER)) ||
+        !(s->mosi.buf = malloc(VM_SPI_BUFFER))) {
+        spi_free(s);
         return NULL;
     }
     s->max_speed = speed;
@@ -136,10 +191,7 @@ static void *spi_create(vm_endpoint *ep, const vm_bsection *cfg, char *err, size
 
 static void spi_destroy(void *h)
 {
-    vm_spi *s = h;
-    free(s->miso.buf);
-    free(s->mosi.buf);
-    free(s);
+    spi_free(h);
 }
 
 static bool ring_put(ring *r, uint8_t b)
@@ -158,6 +210,48 @@ static bool ring_get(ring *r, uint8_t *b)
     r->head = (r->head + 1) % VM_SPI_BUFFER;
     r->len--;
     return true;
+}
+
+/* The echo device: the queued bytes, else MOSI (the idle level 0xff on read-only
+ * transfers); what it receives is kept for scripts. */
+static void echo_transfer(vm_spi *s, const uint8_t *mosi, uint8_t *miso, uint32_t len,
+                          bool loop)
+{
+    for (uint32_t k = 0; k < len; k++) {
+        uint8_t in = mosi ? mosi[k] : 0xff, out;
+        if (mosi)
+            ring_put(&s->mosi, in);
+        if (loop || !ring_get(&s->miso, &out))
+            out = in;
+        if (miso)
+            miso[k] = out;
+    }
+}
+
+/* A flash chip select left asserted by an earlier message is released. */
+static void release_held(vm_spi *s)
+{
+    if (s->held >= 0)
+        vm_spi_nor_end(s->flash[s->held]);
+    s->held = -1;
+}
+
+/* After transfer i of `count` on a flash: the chip select rises between transfers when
+ * cs_change asks for it; after the last it rises unless the transfer is in progress
+ * (spilib continues a transfer too long for one operation in the next) or cs_change asks
+ * to keep the device selected for the next message (Linux's meaning on a last transfer). */
+static void flash_after_transfer(vm_spi *s, uint8_t cs, bool last, uint8_t cs_change,
+                                 uint8_t flags)
+{
+    vm_spi_nor *f = s->flash[cs];
+    if (last && ((flags & GB_SPI_XFER_INPROGRESS) || cs_change)) {
+        s->held = cs;
+    } else if (last) {
+        vm_spi_nor_end(f);
+    } else if (cs_change) {
+        vm_spi_nor_end(f);
+        vm_spi_nor_begin(f);
+    }
 }
 
 static uint8_t transfer(vm_spi *s, vm_request *rq)
@@ -185,20 +279,31 @@ static uint8_t transfer(vm_spi *s, vm_request *rq)
     const uint8_t *mosi = x + count * XFER_SIZE;
     /* SPI_LOOP: the controller ties MISO to MOSI; the device's answer is not seen */
     bool loop = p[1] & GB_SPI_MODE_LOOP;
+    /* a flash sees one chip-select assertion per message, or longer (see above) */
+    vm_spi_nor *flash = s->flash[p[0]];
+    if (s->held != p[0])
+        release_held(s);
+    if (flash && s->held < 0)
+        vm_spi_nor_begin(flash);
+    s->held = -1;
     size_t out = 0;
     for (size_t i = 0; i < count; i++) {
         uint32_t len = gb_get_le32(x + i * XFER_SIZE + 4);
         uint8_t flags = x[i * XFER_SIZE + 12];
         bool w = flags & GB_SPI_XFER_WRITE, r = flags & GB_SPI_XFER_READ;
-        for (uint32_t k = 0; k < len; k++) {
-            uint8_t in = w ? mosi[k] : 0xff, miso;
-            if (w)
-                ring_put(&s->mosi, in);
-            if (loop || !ring_get(&s->miso, &miso))
-                miso = in; /* echo MOSI, or the idle level 0xff on read-only transfers */
-            if (r)
-                rq->resp[out++] = miso;
+        uint8_t *miso = r ? rq->resp + out : NULL;
+        if (flash) {
+            vm_spi_nor_exchange(flash, w ? mosi : NULL, miso, len);
+            /* the flash answered, but the controller loops MOSI back */
+            if (miso && loop && w)
+                memcpy(miso, mosi, len);
+            else if (miso && loop)
+                memset(miso, 0xff, len);
+            flash_after_transfer(s, p[0], i + 1 == count, x[i * XFER_SIZE + 10], flags);
+        } else {
+            echo_transfer(s, w ? mosi : NULL, miso, len, loop);
         }
+        out += r ? len : 0;
         if (w)
             mosi += len;
         s->st.transfers++;
@@ -248,6 +353,55 @@ static uint8_t spi_request(void *h, vm_request *rq)
     }
 }
 
+/* The module rebooted: its flashes power up again (the array stays). */
+static void spi_reset(void *h)
+{
+    vm_spi *s = h;
+    s->held = -1;
+    for (unsigned i = 0; i < VM_SPI_MAX_CHIP_SELECTS; i++)
+        if (s->flash[i])
+            vm_spi_nor_power_on(s->flash[i]);
+}
+
+/* Without a connection no message continues: a held chip select rises. */
+static void spi_connection(void *h, bool connected)
+{
+    if (!connected)
+        release_held(h);
+}
+
+static void spi_describe(const void *h, char *buf, size_t len)
+{
+    const vm_spi *s = h;
+    size_t used = (size_t)snprintf(buf, len, "spi");
+    for (unsigned i = 0; i < s->ncs && used < len; i++) {
+        const vm_spi_nor *f = s->flash[i];
+        if (!f)
+            continue;
+        const char *path = vm_spi_nor_path(f);
+        int n = snprintf(buf + used, len - used, ", cs %u flash %s %u KiB %s%s%s", i,
+                         vm_spi_nor_part_of(f)->name, vm_spi_nor_part_of(f)->size >> 10,
+                         path ? "file " : "in memory", path ? path : "",
+                         vm_spi_nor_failed(f) ? " (failed)" : "");
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+vm_spi_nor *vm_spi_flash(vm_spi *s, unsigned cs)
+{
+    return cs < VM_SPI_MAX_CHIP_SELECTS ? s->flash[cs] : NULL;
+}
+
+int vm_spi_first_flash(const vm_spi *s)
+{
+    for (unsigned i = 0; i < s->ncs; i++)
+        if (s->flash[i])
+            return (int)i;
+    return -1;
+}
+
 int vm_spi_queue_miso(vm_spi *s, const uint8_t *data, size_t len)
 {
     if (len > VM_SPI_BUFFER - s->miso.len)
@@ -282,4 +436,7 @@ const vm_class_ops vm_spi_class = {
     .create = spi_create,
     .destroy = spi_destroy,
     .request = spi_request,
+    .connection = spi_connection,
+    .reset = spi_reset,
+    .describe = spi_describe,
 };

@@ -14,6 +14,19 @@
 // other word, announced as that modalias; modalias = one modalias for every chip select
 // (default "dh2228fv", which 6.1's spidev binds, giving /dev/spidevB.C; not with `devices`);
 // max-speed-hz (default 10000000).
+//
+// A chip select declared `spi-nor` has a flash behind it instead (spi_nor.h): flash-part =
+// w25q32 (default), w25x80 or mx25l6405d; flash-file = a host file of exactly the part's
+// size holding the array (relative to the behaviour file's directory; opened and locked
+// when the handler is created, closed when it is destroyed), else the array is in memory,
+// erased. One flash-file backs one flash. The flash sees one chip-select assertion per
+// TRANSFER message; it stays selected into the next message when the message's last
+// transfer has the in-progress flag (spilib continues a transfer too long for one
+// operation) or cs_change (Linux: keep the device selected), and is deselected between
+// transfers with cs_change. A message to another chip select, a disconnection or a module
+// reboot deselects it. The flash does not use the MISO queue, and what it receives is not
+// kept for vm_spi_read_mosi; in SPI_LOOP mode it still receives MOSI, but the controller
+// returns MOSI. Mode bits other than SPI_LOOP are not modelled.
 #ifndef GBVP_VIRTUAL_MODULES_SPI_H
 #define GBVP_VIRTUAL_MODULES_SPI_H
 
@@ -26,6 +39,7 @@
 #define VM_SPI_MAX_CHIP_SELECTS 8u
 
 typedef struct vm_spi vm_spi;
+typedef struct vm_spi_nor vm_spi_nor;
 
 vm_spi *vm_interface_spi(vm_interface *intf, uint16_t cport);
 /* Queues bytes the device shifts out next (any chip select). 0 or -ENOSPC. */
@@ -38,5 +52,10 @@ typedef struct vm_spi_stats {
     uint8_t last_chip_select, last_mode;
 } vm_spi_stats;
 void vm_spi_get_stats(const vm_spi *s, vm_spi_stats *out);
+
+/* The flash behind chip select cs, NULL when cs is not declared spi-nor (owned by s). */
+vm_spi_nor *vm_spi_flash(vm_spi *s, unsigned cs);
+/* The first chip select with a flash, or -1. */
+int vm_spi_first_flash(const vm_spi *s);
 
 #endif

@@ -10,6 +10,8 @@ static const vm_class_ops *const classes[] = {
     &vm_pwm_class,      &vm_log_class,      &vm_raw_class,   &vm_spi_class,
     &vm_bootrom_class,  &vm_fw_download_class, &vm_fw_mgmt_class,
     &vm_cap_class,
+    &vm_sdio_class,
+    &vm_usb_class,      &vm_camera_class,
 };
 
 const vm_class_ops *vm_class_find(uint8_t protocol)

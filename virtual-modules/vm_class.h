@@ -100,6 +100,9 @@ extern const vm_class_ops vm_bootrom_class;
 extern const vm_class_ops vm_fw_download_class;
 extern const vm_class_ops vm_fw_mgmt_class;
 extern const vm_class_ops vm_cap_class;
+extern const vm_class_ops vm_sdio_class;
+extern const vm_class_ops vm_usb_class;
+extern const vm_class_ops vm_camera_class;
 
 /* Payload helpers for handlers: exact-length checks are the common case. */
 #define VM_REQ_EXPECT_LEN(rq, n)                                                              \

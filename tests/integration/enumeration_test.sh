@@ -11,7 +11,9 @@
 source "$(dirname "$0")/lib.sh"
 
 [ -x "$gbvp" ] || make -j2 "$gbvp" >/dev/null
-mapfile -t modules < <("$gbvp" module list | awk '{print $1}')
+# (camera: 6.1 builds no camera driver, GREYBUS_CAMERA depends on BROKEN, so nothing binds
+# its bundle; test_vm_ap_path covers it against the AP model)
+mapfile -t modules < <("$gbvp" module list | awk '$1 != "camera" {print $1}')
 [ ${#modules[@]} -gt 0 ] || { not_ok "gbvp module list names the catalog"; finish; }
 
 # Slot of each module: one after the other, a module of W interfaces takes W slots.
@@ -23,6 +25,8 @@ for m in "${modules[@]}"; do
     slot_of[$m]=$next
     next=$((next + ${w:-1}))
 done
+# (the sdcard module's CPort 1 times out the MMC core's SDIO probe: lib.sh's dmesg_problems)
+[ -n "${slot_of[sdcard]:-}" ] && sdio_connections="[0-9]+/$(( slot_of[sdcard] + 2 )):1"
 gbvp_boot --slots "$next"
 
 # --- the bridge and the SVC ----------------------------------------------------------------

@@ -195,9 +195,13 @@ static vm_manifest *load_catalog(const char *name)
     snprintf(path, sizeof path, CATALOG "/%s.mnfs", name);
     vm_manifest_diags *d = vm_manifest_diags_new();
     vm_manifest *m = vm_manifest_load(path, d);
-    if (!m || vm_manifest_diags_count(d))
+    /* camera: the check rightly warns that 6.1 never builds the camera driver (BROKEN);
+     * the entry is there for the AP model (tests/unit/test_vm_ap_path.c) */
+    size_t expected = !strcmp(name, "camera") &&
+                      vm_manifest_diags_contain(d, "the 6.1 camera driver depends on BROKEN");
+    if (!m || vm_manifest_diags_count(d) != expected)
         print_diags(d);
-    CU_ASSERT_EQUAL(vm_manifest_diags_count(d), 0);
+    CU_ASSERT_EQUAL(vm_manifest_diags_count(d), expected);
     vm_manifest_diags_free(d);
     return m;
 }

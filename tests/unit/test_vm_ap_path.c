@@ -14,6 +14,8 @@
 #include "virtual-modules/gpio.h"
 #include "virtual-modules/power_supply.h"
 #include "virtual-modules/uart.h"
+#include "virtual-modules/usb.h"
+#include "virtual-modules/camera.h"
 
 static sim_local *RIG;
 
@@ -125,12 +127,128 @@ static void test_events_of_a_suspended_bundle_are_lost_not_queued(void)
     down();
 }
 
+/* The usb and camera modules are exercised here, against the AP model, and not in the guest,
+ * because no 6.1 kernel ever sends their requests:
+ * - drivers/staging/greybus/usb.c:197-201, gb_usb_probe: `if (1) { dev_warn(dev, "USB
+ *   protocol disabled\n"); retval = -EPROTONOSUPPORT; goto exit_connection_disable; }`: the
+ *   CPort is connected and disconnected again, no HCD is added, and the hub driver never
+ *   issues a HUB_CONTROL;
+ * - drivers/staging/greybus/Kconfig:37, GREYBUS_CAMERA `depends on MEDIA_SUPPORT &&
+ *   LEDS_CLASS_FLASH && BROKEN`: camera.c is never built and class 0x0d bundles stay unbound.
+ * So the test AP sends what those drivers would send, over the real path (the simulator's SVC
+ * created the connection, messages cross the switch fabric). The AP model binds the USB
+ * CPort's bridged-PHY bundle as it does every gbphy bundle and keeps its connection (6.1
+ * would drop it); the camera bundle it binds only when told to, standing in for camera.c's
+ * probe. */
+static void hub_req(uint8_t *p, uint16_t req, uint16_t value, uint16_t index, uint16_t length)
+{
+    gb_put_le16(p, req);
+    gb_put_le16(p + 2, value);
+    gb_put_le16(p + 4, index);
+    gb_put_le16(p + 6, length);
+}
+
+static void test_usb_root_hub_answers_the_ap_through_the_switch(void)
+{
+    tap *ap = up("usb");
+    CU_ASSERT_TRUE_FATAL(tap_interface(ap, 2).enabled);
+    uint16_t hd = tap_hd_cport(ap, 2, 1);
+    CU_ASSERT_NOT_EQUAL_FATAL(hd, 0);
+    CU_ASSERT_EQUAL(tap_conn_op(ap, hd, GB_USB_TYPE_HCD_START, NULL, 0, NULL, 0), 0);
+    /* hub_configure's descriptor read: wLength 15, the response exactly 15 bytes */
+    uint8_t req[GB_USB_HUB_CONTROL_SIZE], desc[15];
+    hub_req(req, USB_HUB_GET_HUB_DESCRIPTOR, USB_DT_HUB << 8, 0, sizeof desc);
+    CU_ASSERT_EQUAL(tap_conn_op(ap, hd, GB_USB_TYPE_HUB_CONTROL, req, sizeof req, desc,
+                                sizeof desc), 0);
+    const uint8_t want[15] = {9, USB_DT_HUB, 2, 0x09, 0x00, 10, 0, 0x00, 0xff};
+    CU_ASSERT_EQUAL(memcmp(desc, want, sizeof want), 0);
+    for (uint16_t port = 1; port <= 2; port++) {
+        hub_req(req, USB_HUB_SET_PORT_FEATURE, USB_PORT_FEAT_POWER, port, 0);
+        CU_ASSERT_EQUAL(tap_conn_op(ap, hd, GB_USB_TYPE_HUB_CONTROL, req, sizeof req, NULL, 0),
+                        0);
+    }
+    /* a device plugged into port 2 shows in its status, with the change bit */
+    vm_reply reply;
+    CU_ASSERT_EQUAL(vm_backend_command(intf0(ap), "usb connect 2 full", 0, &reply), 0);
+    uint8_t st[4];
+    hub_req(req, USB_HUB_GET_PORT_STATUS, 0, 2, sizeof st);
+    CU_ASSERT_EQUAL(tap_conn_op(ap, hd, GB_USB_TYPE_HUB_CONTROL, req, sizeof req, st, sizeof st),
+                    0);
+    CU_ASSERT_EQUAL(gb_get_le16(st), USB_PORT_STAT_POWER | USB_PORT_STAT_CONNECTION);
+    CU_ASSERT_EQUAL(gb_get_le16(st + 2), USB_PORT_STAT_C_CONNECTION);
+    /* what a hub stalls reaches the driver as -EINVAL (6.1 maps no status to -EPIPE) */
+    hub_req(req, USB_HUB_GET_PORT_STATUS, 0, 3, sizeof st);
+    CU_ASSERT_EQUAL(tap_conn_op(ap, hd, GB_USB_TYPE_HUB_CONTROL, req, sizeof req, st, sizeof st),
+                    -EINVAL);
+    CU_ASSERT_EQUAL(vm_backend_command(intf0(ap), "usb status", 0, &reply), 0);
+    const vm_value *v = vm_reply_get(&reply, "port2_change");
+    CU_ASSERT_TRUE(v && v->i == USB_PORT_STAT_C_CONNECTION);
+    v = vm_reply_get(&reply, "running");
+    CU_ASSERT_TRUE(v && v->i == 1);
+    CU_ASSERT_EQUAL(tap_incoming_dropped(ap), 0);
+    down();
+}
+
+static void test_camera_configure_capture_flush_through_the_switch(void)
+{
+    tap *ap = up("camera");
+    /* as in 6.1: no driver for class 0x0d, the bundle unbound, its CPorts unconnected */
+    CU_ASSERT_EQUAL(tap_interface(ap, 2).bound_bundles, 0);
+    CU_ASSERT_EQUAL(tap_hd_cport(ap, 2, 1), 0);
+    /* camera.c's probe: the management connection, with a handler for METADATA */
+    CU_ASSERT_EQUAL_FATAL(tap_bundle_bind(ap, 2, 1, GB_PROTOCOL_CAMERA_MGMT), 0);
+    uint16_t hd = tap_hd_cport(ap, 2, 1);
+    CU_ASSERT_NOT_EQUAL_FATAL(hd, 0);
+    CU_ASSERT_EQUAL(tap_hd_cport(ap, 2, 2), 0); /* data: only for configured streams */
+    CU_ASSERT_TRUE(vm_interface_cport_connected(intf0(ap), 1));
+    /* CONFIGURE_STREAMS: 1280x720 UYVY and 640x480 NV12, both as asked */
+    uint8_t req[4 + 2 * 8] = {2, 0, 0, 0}, resp[8 + 2 * 16];
+    gb_put_le16(req + 4, 1280);
+    gb_put_le16(req + 6, 720);
+    gb_put_le16(req + 8, GB_CAMERA_FORMAT_UYVY);
+    gb_put_le16(req + 12, 640);
+    gb_put_le16(req + 14, 480);
+    gb_put_le16(req + 16, GB_CAMERA_FORMAT_NV12);
+    CU_ASSERT_EQUAL(tap_conn_op(ap, hd, GB_CAMERA_TYPE_CONFIGURE_STREAMS, req, sizeof req, resp,
+                                sizeof resp), 0);
+    CU_ASSERT_EQUAL(resp[0], 2);
+    CU_ASSERT_EQUAL(resp[1], 0);
+    CU_ASSERT_EQUAL(gb_get_le16(resp + 8 + 16 + 9), 640 * 12 / 8); /* NV12 line bytes */
+    /* CAPTURE request 42 of both streams until flushed; a frame's METADATA reaches the AP */
+    uint8_t cap[8] = {42, 0, 0, 0, 0x3, 0, 0, 0};
+    CU_ASSERT_EQUAL(tap_conn_op(ap, hd, GB_CAMERA_TYPE_CAPTURE, cap, sizeof cap, NULL, 0), 0);
+    size_t from = tap_trace_count(ap);
+    vm_reply reply;
+    CU_ASSERT_EQUAL(vm_backend_command(intf0(ap), "camera frame", 0, &reply), 0);
+    tap_run(ap);
+    char needle[64];
+    snprintf(needle, sizeof needle, "cport %u: incoming request 0x06", hd);
+    CU_ASSERT_TRUE(tap_trace_find(ap, from, needle) >= 0);
+    /* FLUSH answers the last request id; a capture of a stream not configured is refused */
+    uint8_t id[4];
+    CU_ASSERT_EQUAL(tap_conn_op(ap, hd, GB_CAMERA_TYPE_FLUSH, NULL, 0, id, sizeof id), 0);
+    CU_ASSERT_EQUAL(gb_get_le32(id), 42);
+    cap[4] = 0x4;
+    CU_ASSERT_EQUAL(tap_conn_op(ap, hd, GB_CAMERA_TYPE_CAPTURE, cap, sizeof cap, NULL, 0),
+                    -EINVAL);
+    CU_ASSERT_EQUAL(vm_backend_command(intf0(ap), "camera status", 0, &reply), 0);
+    const vm_value *v = vm_reply_get(&reply, "captures");
+    CU_ASSERT_TRUE(v && v->i == 1);
+    v = vm_reply_get(&reply, "frames");
+    CU_ASSERT_TRUE(v && v->i == 1);
+    CU_ASSERT_EQUAL(tap_bundle_bind(ap, 2, 1, GB_PROTOCOL_CAMERA_MGMT), -EBUSY);
+    CU_ASSERT_EQUAL(tap_incoming_dropped(ap), 0);
+    down();
+}
+
 int main(int argc, char **argv)
 {
     static const unit_test tests[] = {
         UNIT_TEST(test_gpio_irq_event_reaches_the_ap_and_its_answer_comes_back),
         UNIT_TEST(test_battery_event_and_uart_data_reach_the_ap),
         UNIT_TEST(test_events_of_a_suspended_bundle_are_lost_not_queued),
+        UNIT_TEST(test_usb_root_hub_answers_the_ap_through_the_switch),
+        UNIT_TEST(test_camera_configure_capture_flush_through_the_switch),
         UNIT_TESTS_END,
     };
     const unit_suite suites[] = {{"vm_ap_path", tests, 0, 0}, UNIT_SUITES_END};

@@ -253,7 +253,7 @@ static void test_unknown_protocol_cport_answers_protocol_bad(void)
 {
     vmt t;
     const uint16_t cports[] = {1};
-    CU_ASSERT_FATAL(vmt_up(&t, vmt_manifest_one(0x0a, 0x07 /* SDIO */), NULL, cports, 1));
+    CU_ASSERT_FATAL(vmt_up(&t, vmt_manifest_one(0x0a, 0x0c /* Display: no handler */), NULL, cports, 1));
     CU_ASSERT_EQUAL(vmt_request(&t, 1, 2, 0x02, NULL, 0), 1);
     vmt_expect_response(&t, 0, 1, 2, 0x02, GB_OP_PROTOCOL_BAD, NULL, 0);
     vmt_down(&t);

@@ -20,7 +20,11 @@ int main(int argc, char **argv)
         {"vm_pwm", vmt_pwm_tests, 0, 0},
         {"vm_lograw", vmt_lograw_tests, 0, 0},
         {"vm_spi", vmt_spi_tests, 0, 0},
+        {"vm_spi_nor", vmt_spi_nor_tests, 0, 0},
         {"vm_firmware", vmt_firmware_tests, 0, 0},
+        {"vm_sdio", vmt_sdio_tests, 0, 0},
+        {"vm_usb", vmt_usb_tests, 0, 0},
+        {"vm_camera", vmt_camera_tests, 0, 0},
         UNIT_SUITES_END,
     };
     return unit_run(suites, argc, argv);

@@ -20,6 +20,10 @@ extern const unit_test vmt_commands_tests[];
 extern const unit_test vmt_pwm_tests[];
 extern const unit_test vmt_lograw_tests[];
 extern const unit_test vmt_spi_tests[];
+extern const unit_test vmt_spi_nor_tests[];
 extern const unit_test vmt_firmware_tests[];
+extern const unit_test vmt_sdio_tests[];
+extern const unit_test vmt_usb_tests[];
+extern const unit_test vmt_camera_tests[];
 
 #endif
