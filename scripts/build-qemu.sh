@@ -103,6 +103,19 @@ apt_opts=(-y -o DPkg::Lock::Timeout=900 -o Acquire::Retries=3)
 start=$SECONDS
 
 # --- 1. packages -----------------------------------------------------------------------------
+# Another apt-get (a parallel build, the administrator) may be rewriting the package lists:
+# apt-cache then finds no qemu source, and a second apt-get update fails at once on the
+# lists' lock (DPkg::Lock::Timeout covers only dpkg's own). Waits up to 15 minutes for it.
+wait_for_apt() {
+    local i
+    for ((i = 0; i < 900; i++)); do
+        pgrep -x apt-get >/dev/null || pgrep -x apt >/dev/null || pgrep -x dpkg >/dev/null ||
+            return 0
+        [ "$i" -eq 0 ] && say "waiting for another apt-get or dpkg to finish"
+        sleep 1
+    done
+}
+wait_for_apt
 build_deps=(
     build-essential pkg-config dpkg-dev ninja-build meson python3 python3-venv flex bison
     libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev libslirp-dev xz-utils
@@ -134,8 +147,11 @@ fi
 if [ "$need_update" = 1 ] || [ ${#missing[@]} -gt 0 ] ||
     ! apt-cache showsrc qemu 2>/dev/null | grep -q '^Version:'; then
     say "apt-get update"
-    apt-get update -o DPkg::Lock::Timeout=900 -o Acquire::Retries=3 >/dev/null ||
-        die "apt-get update failed"
+    for try in 1 2 3; do
+        wait_for_apt
+        apt-get update -o DPkg::Lock::Timeout=900 -o Acquire::Retries=3 >/dev/null && break
+        [ "$try" = 3 ] && die "apt-get update failed"
+    done
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]}"
