@@ -10,6 +10,8 @@
 #           transfers by the kernel's spidev_test whose bytes the module sees and answers
 #   log     module log lines in dmesg once dynamic debug enables gb-log's dev_dbg
 #   raw     /dev/gb/rawN: what the guest writes reaches the module, one packet a read back
+#   usb     6.1 refuses the protocol in its probe ("USB protocol disabled", -93): no HCD,
+#           no request reaches the module
 # Then removal makes all of it disappear, and dmesg must be clean. Ends with "N passed, N failed".
 source "$(dirname "$0")/lib.sh"
 
@@ -212,9 +214,34 @@ else
     fi
 fi
 
+# --- USB ------------------------------------------------------------------------------------
+# 6.1's gb-usb never registers its host controller: gb_usb_probe (drivers/staging/greybus/
+# usb.c, lines 187-201) creates and enables the connection, then stops at
+# `if (1) { dev_warn(dev, "USB protocol disabled\n"); retval = -EPROTONOSUPPORT; ... }`,
+# so no HCD_START or HUB_CONTROL ever reaches the module (test_vm_ap_path drives the root hub
+# through the AP model instead). What the guest shows: the bundle bound by gbphy, the gbphy
+# device's probe refused with -93 and that warning, no Greybus USB bus; the module saw its
+# CPort connected and nothing else.
+mark_u=$(dmesg_lines)
+sim_send "insert 3 usb"
+if wait_guest 60 "[ -e $G/1-5.5.1/driver ] && dmesg | grep -q 'USB protocol disabled'"; then
+    usbmsg=$(dmesg_range "$mark_u" | grep -E 'USB protocol disabled|probe of gbphy[0-9]+ failed with error -93' | sed 's/^\[[ 0-9.]*\] //' | paste -sd';')
+    hcd=$(agent "grep -l 'Greybus USB Host Controller' /sys/bus/usb/devices/usb*/product 2>/dev/null")
+    st=$(sim_cmd 3 usb status)
+    if [[ $usbmsg == *"USB protocol disabled"*"failed with error -93"* ]] && [ -z "$hcd" ] &&
+       [[ $st == "hcd stopped "*" hub-requests 0 "* ]]; then
+        ok "usb: bound by gbphy, 6.1's probe stops as its source says ($usbmsg); no Greybus HCD; the module saw no HCD or hub request (${st%%;*})"
+    else
+        not_ok "usb: 6.1 refuses the protocol, the module sees no request" "dmesg: $usbmsg" "hcd: '$hcd'" "module: $st"
+    fi
+else
+    not_ok "usb: the bundle bound and 6.1's warning within 60 s" "$(dmesg_range "$mark_u" | tail -n 5)"
+fi
+
 # --- removal -------------------------------------------------------------------------------
 mark_a=$(dmesg_lines)
 for m in pwm spi lograw; do sim_send "remove ${slot[$m]}"; done
+sim_send "remove 3"
 if wait_modules_gone 60; then
     left=$(agent "ls /dev/$rawdev /dev/spidev* /sys/class/pwm/$pwmchip /sys/bus/spi/devices/spi$spibus.0 2>/dev/null")
     if [ -z "$left" ]; then
