@@ -152,13 +152,15 @@ if [ -n "$icount" ]; then
     console_dev=(-device "gbvp-agent-port,path=$sock")
     agent_chardev=()
 fi
+# log_buf_len: a kernel log that holds a whole test (kill and storm tests make thousands of
+# lines of surprise-removal errors; the default ring drops the first of them)
 if [ "$arch" = x86_64 ]; then
     machine=(-M pc)
-    cmdline="console=ttyS0 panic=-1 gbvp.agent=/dev/hvc0"
+    cmdline="console=ttyS0 panic=-1 log_buf_len=4M gbvp.agent=/dev/hvc0"
     agent_port=(-device "virtio-serial-pci$ioev" "${console_dev[@]}")
 else
     machine=(-M virt -cpu cortex-a57)
-    cmdline="console=ttyAMA0 panic=-1 gbvp.agent=/dev/hvc0"
+    cmdline="console=ttyAMA0 panic=-1 log_buf_len=4M gbvp.agent=/dev/hvc0"
     # (on virt the virtio transport, virtio-mmio, owns the property)
     agent_port=(-device virtio-serial-device "${console_dev[@]}")
     [ -n "$icount" ] && agent_port+=(-global virtio-mmio.ioeventfd=off)
