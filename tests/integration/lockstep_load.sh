@@ -32,7 +32,7 @@ for i in $(seq 1 "$runs"); do
     fi
     for name in $tests; do
         GBVP_LOCKSTEP=1 bash "tests/integration/${name}_test.sh" >"$t/$name-$i.out" 2>&1 || rc=1
-        line+=" $name $(tail -n 1 "$t/$name-$i.out" | grep -o '[0-9]* passed, [0-9]* failed');"
+        line+=" $name $(grep -o '^[0-9]* passed, [0-9]* failed' "$t/$name-$i.out" | tail -n 1);"
     done
     echo "$line ($((SECONDS - t0)) s)"
     if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
