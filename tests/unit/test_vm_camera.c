@@ -20,19 +20,11 @@ static bool up_catalog(vmt *t)
                   vmt_catalog_text("camera.behaviour", beh_buf, sizeof beh_buf), cports12, 2);
 }
 
-/* One request on the management CPort 1; the result, the payload in out[0..*out_len). */
+/* One request on CPort 1: its result, the payload in out[0..*out_len). */
 static uint8_t op(vmt *t, uint8_t type, const void *payload, size_t len, uint8_t *out,
                   size_t *out_len)
 {
-    t->sink.n = 0;
-    CU_ASSERT_EQUAL_FATAL(vmt_request(t, 1, 3, type, payload, len), 1);
-    const uint8_t *m = t->sink.msg[0];
-    CU_ASSERT_EQUAL(m[4], type | GB_TYPE_RESPONSE_FLAG);
-    if (out)
-        memcpy(out, m + GB_MSG_HEADER_SIZE, t->sink.len[0] - GB_MSG_HEADER_SIZE);
-    if (out_len)
-        *out_len = t->sink.len[0] - GB_MSG_HEADER_SIZE;
-    return m[5];
+    return vmt_op(t, 1, 3, type, payload, len, out, out_len);
 }
 
 typedef struct stream_req {

@@ -87,6 +87,45 @@ size_t vmt_request(vmt *t, uint16_t cport, uint16_t op_id, uint8_t type, const v
     return t->sink.n - before;
 }
 
+uint8_t vmt_op(vmt *t, uint16_t cport, uint16_t op_id, uint8_t type, const void *payload,
+               size_t len, uint8_t *out, size_t *out_len)
+{
+    t->sink.n = 0;
+    CU_ASSERT_EQUAL_FATAL(vmt_request(t, cport, op_id, type, payload, len), 1);
+    const uint8_t *m = t->sink.msg[0];
+    CU_ASSERT_EQUAL(m[4], type | GB_TYPE_RESPONSE_FLAG);
+    if (out)
+        memcpy(out, m + GB_MSG_HEADER_SIZE, t->sink.len[0] - GB_MSG_HEADER_SIZE);
+    if (out_len)
+        *out_len = t->sink.len[0] - GB_MSG_HEADER_SIZE;
+    return m[5];
+}
+
+size_t vmt_spi_transfer(uint8_t *buf, uint8_t cs, uint32_t speed_hz, const vmt_spi_xfer *x,
+                        size_t n)
+{
+    buf[0] = cs;
+    buf[1] = 0;
+    gb_put_le16(buf + 2, (uint16_t)n);
+    size_t len = 4 + 13 * n;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *d = buf + 4 + 13 * i;
+        gb_put_le32(d, speed_hz);
+        gb_put_le32(d + 4, x[i].len);
+        gb_put_le16(d + 8, 0);
+        d[10] = x[i].cs_change;
+        d[11] = 8;
+        d[12] = x[i].flags;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (x[i].flags & GB_SPI_XFER_WRITE) {
+            memcpy(buf + len, x[i].tx, x[i].len);
+            len += x[i].len;
+        }
+    }
+    return len;
+}
+
 int vmt_receive(vmt *t, uint16_t cport, const uint8_t *bytes, size_t len, sim_time now)
 {
     gb_msg m;

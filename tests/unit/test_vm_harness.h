@@ -48,6 +48,24 @@ void vmt_expect(const vmt *t, size_t i, uint16_t cport, const uint8_t *expected,
 void vmt_expect_response(const vmt *t, size_t i, uint16_t cport, uint16_t op_id, uint8_t type,
                          uint8_t result, const void *payload, size_t plen);
 
+/* Sends one request that must be answered by exactly one response of its type; returns the
+ * result, the payload copied into out (may be NULL) and its length into *out_len (may be
+ * NULL). */
+uint8_t vmt_op(vmt *t, uint16_t cport, uint16_t op_id, uint8_t type, const void *payload,
+               size_t len, uint8_t *out, size_t *out_len);
+
+/* One transfer of an SPI TRANSFER request, as spilib describes it. */
+typedef struct vmt_spi_xfer {
+    uint32_t len;
+    uint8_t flags; /* GB_SPI_XFER_* */
+    const uint8_t *tx;
+    uint8_t cs_change;
+} vmt_spi_xfer;
+/* A TRANSFER request as spilib builds it into buf: the headers (speed_hz, 8 bits a word),
+ * then the tx bytes of the writing transfers in order. Returns its length. */
+size_t vmt_spi_transfer(uint8_t *buf, uint8_t cs, uint32_t speed_hz, const vmt_spi_xfer *x,
+                        size_t n);
+
 /* A manifest with one bundle of `class_id` holding one CPort (id 1) of `protocol`. */
 const char *vmt_manifest_one(uint8_t class_id, uint8_t protocol);
 

@@ -464,36 +464,11 @@ static void test_spi_nor_host_write_failure_is_recorded_and_fails_the_flash(void
 
 static const uint16_t cport1[] = {1};
 
-typedef struct xfer {
-    uint32_t len;
-    uint8_t flags; /* GB_SPI_XFER_* */
-    const uint8_t *tx;
-    uint8_t cs_change;
-} xfer;
+typedef vmt_spi_xfer xfer;
 
-/* A TRANSFER request as spilib builds it: headers, then the tx bytes in order. */
 static size_t transfer_req(uint8_t *buf, uint8_t cs, const xfer *x, size_t n)
 {
-    buf[0] = cs;
-    buf[1] = 0;
-    gb_put_le16(buf + 2, (uint16_t)n);
-    size_t len = 4 + 13 * n;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t *d = buf + 4 + 13 * i;
-        gb_put_le32(d, 10000000);
-        gb_put_le32(d + 4, x[i].len);
-        gb_put_le16(d + 8, 0);
-        d[10] = x[i].cs_change;
-        d[11] = 8;
-        d[12] = x[i].flags;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (x[i].flags & GB_SPI_XFER_WRITE) {
-            memcpy(buf + len, x[i].tx, x[i].len);
-            len += x[i].len;
-        }
-    }
-    return len;
+    return vmt_spi_transfer(buf, cs, 10000000, x, n);
 }
 
 /* Sends one message on chip select cs; the response's data into rx. Returns its length. */
