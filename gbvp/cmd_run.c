@@ -29,6 +29,7 @@
 #include "gbvp/target/target_remote.h"
 
 #define MAX_SET 64
+#define MAX_QEMU_ARGS 32
 
 /* Signal handlers may only touch these: the children to stop at once (which ends any wait
  * on the control socket or the agent) and the flag the main flow checks between steps.
@@ -62,6 +63,11 @@ typedef struct run_opts {
     unsigned shift;          /* --shift: -icount shift (lockstep) */
     unsigned quantum_ns;     /* --quantum (lockstep) */
     bool seed_given;
+    /* bring your own: --image (a virtio disk), --append (kernel command line), --qemu-arg */
+    const char *image, *append;
+    const char *qemu_args[MAX_QEMU_ARGS];
+    size_t nqemu_args;
+    unsigned agent_timeout_s; /* --agent-timeout: how long to wait for the guest agent */
 } run_opts;
 
 typedef struct run_ctx {
@@ -85,7 +91,9 @@ static void usage(FILE *out)
             "                [--set NAME=VALUE]... [--timeout S] [--log-dir DIR]\n"
             "                [--lockstep [--shift N] [--quantum NS]]\n"
             "                [--kvm] [--keep-running] [--qemu PATH] [--kernel PATH]\n"
-            "                [--initrd PATH] [--arch x86_64|arm64] [--sim-wrapper 'COMMAND ARGS']\n\n"
+            "                [--initrd PATH|none] [--image FILE] [--append ARGS]\n"
+            "                [--qemu-arg ARG]... [--agent-timeout S] [--arch x86_64|arm64]\n"
+            "                [--sim-wrapper 'COMMAND ARGS']\n\n"
             "Builds QEMU and the guest when needed, starts the simulator (gbvp sim) and QEMU\n"
             "(TCG), boots the Linux 6.1 guest against the emulated ES2 bridge and runs a\n"
             "scenario through the simulator's control socket and the guest agent: by default\n"
@@ -121,7 +129,19 @@ static void usage(FILE *out)
             "                   and gbvp agent; Ctrl-C stops both\n"
             "  --qemu PATH      QEMU binary with -device greybus-es2 (default: scripts/build-qemu.sh's)\n"
             "  --kernel PATH    guest kernel (default: scripts/build-guest.sh's)\n"
-            "  --initrd PATH    guest initramfs with gbvp-agent (default: build-guest.sh's)\n"
+            "  --initrd PATH    guest initramfs with gbvp-agent (default: build-guest.sh's);\n"
+            "                   none: no initramfs (the kernel mounts its root itself)\n"
+            "  --image FILE     a raw disk image the guest sees as /dev/vda (written in\n"
+            "                   place); with --initrd none the kernel boots from it\n"
+            "                   (root=/dev/vda rw unless --append names a root=)\n"
+            "  --append ARGS    more kernel command line (after the console and agent's)\n"
+            "  --qemu-arg ARG   one more QEMU argument (repeatable, in order), e.g.\n"
+            "                   --qemu-arg -m --qemu-arg 512\n"
+            "  --agent-timeout S  how long to wait for the guest agent (default 300). With\n"
+            "                   your own --kernel, --initrd or --image and no agent by then,\n"
+            "                   the scenario runs with what the simulator sees (enumeration,\n"
+            "                   connections, traffic) and says so; with gbvp's own guest\n"
+            "                   a missing agent is an error\n"
             "  --arch ARCH      the guest: x86_64 (default; QEMU pc) or arm64 (QEMU virt,\n"
             "                   cortex-a57); both with qemu-xhci and greybus-es2\n"
             "  --sim-wrapper 'COMMAND ARGS'\n"
@@ -281,13 +301,16 @@ static bool build(run_ctx *r)
         snprintf(r->initrd, sizeof r->initrd, "%s", r->o.initrd);
     for (int i = 0; i < 2; i++) {
         const char *f = i ? r->initrd : r->kernel;
+        if (i && !strcmp(f, "none"))
+            continue;
         if (access(f, R_OK)) {
             say(r, "%s %s cannot be read: %s", i ? "initramfs" : "kernel", f, strerror(errno));
             return false;
         }
     }
     say(r, "QEMU %s", r->qemu);
-    say(r, "kernel %s, initramfs %s", r->kernel, r->initrd);
+    say(r, "kernel %s, initramfs %s%s%s", r->kernel, r->initrd, r->o.image ? ", disk " : "",
+        r->o.image ? r->o.image : "");
     return true;
 }
 
@@ -394,8 +417,9 @@ static bool start_qemu(run_ctx *r)
     /* Without --qemu, run-guest.sh finds build-qemu.sh's binary itself and adds the
      * firmware paths that build needs (it has no blobs of its own); with --qemu, the same
      * Debian firmware directories are added as extra search paths, harmless elsewhere. */
-    char *argv[32];
+    char *argv[64 + MAX_QEMU_ARGS];
     int n = 0;
+    char append[4096];
     char *fixed[] = { script, "--background", "--arch", (char *)r->o.arch, "--dir", r->dir,
                       "--kernel", r->kernel, "--initrd", r->initrd,
                       "--device", "qemu-xhci,id=xhci", "--device", dev };
@@ -412,9 +436,25 @@ static bool start_qemu(run_ctx *r)
         argv[n++] = "--qemu";
         argv[n++] = (char *)r->o.qemu;
     }
-    char *tail[] = { "--", "-L", "/usr/share/qemu", "-L", "/usr/share/seabios", NULL };
+    if (r->o.image) {
+        argv[n++] = "--image";
+        argv[n++] = (char *)r->o.image;
+    }
+    /* booting from the disk: its root, unless the user named one */
+    bool own_root = r->o.image && !strcmp(r->initrd, "none") &&
+                    !(r->o.append && strstr(r->o.append, "root="));
+    snprintf(append, sizeof append, "%s%s%s", own_root ? "root=/dev/vda rw" : "",
+             own_root && r->o.append ? " " : "", r->o.append ? r->o.append : "");
+    if (append[0]) {
+        argv[n++] = "--append";
+        argv[n++] = append;
+    }
+    char *tail[] = { "--", "-L", "/usr/share/qemu", "-L", "/usr/share/seabios" };
     for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
         argv[n++] = tail[i];
+    for (size_t i = 0; i < r->o.nqemu_args; i++)
+        argv[n++] = (char *)r->o.qemu_args[i];
+    argv[n] = NULL;
     say(r, "QEMU: %s, %s%s, 256 MiB, qemu-xhci + greybus-es2 (console %s/console.log)",
         r->o.arch, r->o.kvm ? "KVM" : "TCG", r->o.lockstep ? " -icount (lockstep)" : "", r->dir);
     if (capture(argv, out, sizeof out) != 0) {
@@ -517,13 +557,23 @@ static bool run_scenario(run_ctx *r, double qemu_start)
 {
     char err[512];
     say(r, "waiting for the guest agent on %s (console %s/console.log)", r->agent_sock, r->dir);
-    sim_remote *remote = sim_remote_new(r->control, r->agent_sock, err, sizeof err);
+    /* A guest the user brought may have no agent: then the scenario sees only the
+     * network side. gbvp's own guest always has one, and its absence is a failure. */
+    bool own = r->o.kernel || r->o.initrd || r->o.image, missing = false;
+    int wait_ms = r->o.agent_timeout_s ? (int)r->o.agent_timeout_s * 1000 : 0;
+    sim_remote *remote = sim_remote_new_agent(r->control, r->agent_sock, wait_ms,
+                                              own ? &missing : NULL, err, sizeof err);
     if (!remote) {
         if (!stop_requested)
             say(r, "%s", err);
         return false;
     }
-    say(r, "guest up: agent ready %.3f s after QEMU started", elapsed(r) - qemu_start);
+    if (missing)
+        say(r, "no guest agent (%s): the scenario runs with what the simulator sees of the "
+               "guest (enumeration, connections, traffic); its checks inside the guest are "
+               "skipped", err);
+    else
+        say(r, "guest up: agent ready %.3f s after QEMU started", elapsed(r) - qemu_start);
     r->at_line_start = true;
     FILE *tap = fopencookie(r, "w", (cookie_io_functions_t){ .write = tap_write });
     bool ok = false;
@@ -660,6 +710,33 @@ static int parse(int argc, char **argv, run_opts *o)
             slot = &o->kernel;
         } else if (!strcmp(a, "--initrd")) {
             slot = &o->initrd;
+        } else if (!strcmp(a, "--image")) {
+            slot = &o->image;
+        } else if (!strcmp(a, "--append")) {
+            slot = &o->append;
+        } else if (!strcmp(a, "--qemu-arg")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gbvp run: --qemu-arg needs a value\n");
+                return 2;
+            }
+            if (o->nqemu_args == MAX_QEMU_ARGS) {
+                fprintf(stderr, "gbvp run: more than %d --qemu-arg\n", MAX_QEMU_ARGS);
+                return 2;
+            }
+            o->qemu_args[o->nqemu_args++] = argv[++i];
+        } else if (!strcmp(a, "--agent-timeout")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gbvp run: --agent-timeout needs a number of seconds\n");
+                return 2;
+            }
+            char *end;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (!*argv[i] || *end || v < 1 || v > 3600) {
+                fprintf(stderr, "gbvp run: --agent-timeout %s: want whole seconds, 1..3600\n",
+                        argv[i]);
+                return 2;
+            }
+            o->agent_timeout_s = (unsigned)v;
         } else if (!strcmp(a, "--tap")) {
             slot = &o->tap;
         } else if (!strcmp(a, "--junit")) {
@@ -706,10 +783,11 @@ static int parse(int argc, char **argv, run_opts *o)
         return 2;
     }
     /* (--scenario may name one of gbvp's own: looked up once the data folder is known) */
-    const char *files[] = { o->kernel, o->initrd, o->qemu };
-    const char *names[] = { "--kernel", "--initrd", "--qemu" };
-    for (int i = 0; i < 3; i++)
-        if (files[i] && access(files[i], R_OK)) {
+    const char *files[] = { o->kernel, o->initrd, o->qemu, o->image };
+    const char *names[] = { "--kernel", "--initrd", "--qemu", "--image" };
+    for (int i = 0; i < 4; i++)
+        if (files[i] && !(i == 1 && !strcmp(files[i], "none")) &&
+            access(files[i], i == 3 ? R_OK | W_OK : R_OK)) {
             fprintf(stderr, "gbvp run: %s %s: %s\n", names[i], files[i], strerror(errno));
             return 2;
         }

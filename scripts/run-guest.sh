@@ -26,7 +26,10 @@ usage: scripts/run-guest.sh [OPTIONS] [-- EXTRA-QEMU-ARGS...]
   --system-qemu     use Debian's QEMU even if gbvp's QEMU is built
   --device ARG      add "-device ARG" (repeatable), e.g. --device qemu-xhci,id=xhci
   --kernel PATH     kernel image (default: build-guest.sh's, built if needed)
-  --initrd PATH     initramfs (default: build-guest.sh's, built if needed)
+  --initrd PATH     initramfs (default: build-guest.sh's, built if needed); none: boot
+                    without one (a kernel that mounts its root itself, e.g. from --image)
+  --image FILE      a disk image the guest sees as a virtio disk, /dev/vda (raw; written
+                    in place)
   --append TEXT     extra kernel command-line text (e.g. "quiet" or "dyndbg=...")
   --memory MB       guest memory (default 256)
   --icount SHIFT    lockstep timing: -icount shift=SHIFT,sleep=off (2^SHIFT ns of virtual
@@ -58,7 +61,7 @@ need_packages() {
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 arch=x86_64 dir= background=0 interactive=0 accel=tcg qemu= system_qemu=0 kernel= initrd= append= memory=256
-icount= seed=
+icount= seed= image=
 devices=() extra=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -73,6 +76,7 @@ while [ $# -gt 0 ]; do
     --kernel) [ $# -ge 2 ] || die "--kernel needs a path"; kernel=$2; shift 2 ;;
     --initrd) [ $# -ge 2 ] || die "--initrd needs a path"; initrd=$2; shift 2 ;;
     --append) [ $# -ge 2 ] || die "--append needs text"; append=$2; shift 2 ;;
+    --image) [ $# -ge 2 ] || die "--image needs a file"; image=$2; shift 2 ;;
     --memory) [ $# -ge 2 ] || die "--memory needs a number of MB"; memory=$2; shift 2 ;;
     --icount) [ $# -ge 2 ] || die "--icount needs a shift, 0..10"; icount=$2; shift 2 ;;
     --seed) [ $# -ge 2 ] || die "--seed needs a number"; seed=$2; shift 2 ;;
@@ -99,7 +103,11 @@ if [ -z "$kernel" ] || [ -z "$initrd" ]; then
     [ -n "$initrd" ] || initrd=$(sed -n 's/^initramfs: //p' <<<"$paths")
 fi
 [ -f "$kernel" ] || die "kernel image '$kernel' does not exist"
-[ -f "$initrd" ] || die "initramfs '$initrd' does not exist"
+[ "$initrd" = none ] || [ -f "$initrd" ] || die "initramfs '$initrd' does not exist"
+if [ -n "$image" ]; then
+    [ -f "$image" ] || die "disk image '$image' does not exist"
+    [ -r "$image" ] && [ -w "$image" ] || die "disk image '$image' is not readable and writable"
+fi
 
 # --- which QEMU -----------------------------------------------------------------------------
 wants_greybus=0
@@ -179,12 +187,21 @@ else
     console=(-serial "file:$dir/console.log")
 fi
 
+disk=()
+if [ -n "$image" ]; then
+    # (pc: a virtio PCI disk; virt: on the virtio-mmio transport, as the agent's console)
+    disk=(-drive "file=$image,if=none,id=disk0,format=raw")
+    if [ "$arch" = x86_64 ]; then disk+=(-device "virtio-blk-pci,drive=disk0$ioev")
+    else disk+=(-device virtio-blk-device,drive=disk0); fi
+fi
+initrd_arg=(-initrd "$initrd")
+[ "$initrd" = none ] && initrd_arg=()
 args=("$qemu" "${firmware[@]}" "${machine[@]}" -accel "$accel" "${timing[@]}" -m "$memory" -smp 1
       -nodefaults -no-user-config -display none -no-reboot
       "${console[@]}"
       "${agent_chardev[@]}" "${agent_port[@]}"
-      -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
-      "${devices[@]}" "${extra[@]}")
+      -kernel "$kernel" "${initrd_arg[@]}" -append "$cmdline"
+      "${disk[@]}" "${devices[@]}" "${extra[@]}")
 printf '%q ' "${args[@]}" >"$dir/qemu.cmdline"
 echo >>"$dir/qemu.cmdline"
 

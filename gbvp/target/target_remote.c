@@ -569,6 +569,14 @@ static int connect_socket(const char *path, char *err, size_t errlen)
 sim_remote *sim_remote_new(const char *ctl_path, const char *agent_path, char *err,
                            size_t errlen)
 {
+    return sim_remote_new_agent(ctl_path, agent_path, 0, NULL, err, errlen);
+}
+
+sim_remote *sim_remote_new_agent(const char *ctl_path, const char *agent_path, int agent_wait_ms,
+                                 bool *agent_missing, char *err, size_t errlen)
+{
+    if (agent_missing)
+        *agent_missing = false;
     sim_remote *r = calloc(1, sizeof *r);
     if (!r) {
         snprintf(err, errlen, "out of memory");
@@ -621,14 +629,22 @@ sim_remote *sim_remote_new(const char *ctl_path, const char *agent_path, char *e
             sim_agent_set_wait(r->agent, lockstep_agent_wait, r);
             sim_agent_set_session(r->agent, "lockstep"); /* the same bytes every run */
         }
-        if (!r->agent || (r->lockstep ? sim_agent_wait_started(r->agent, 600000)
-                                      : sim_agent_wait_ready(r->agent, 300000))) {
+        int wait_ms = agent_wait_ms > 0 ? agent_wait_ms : r->lockstep ? 600000 : 300000;
+        if (!r->agent || (r->lockstep ? sim_agent_wait_started(r->agent, wait_ms)
+                                      : sim_agent_wait_ready(r->agent, wait_ms))) {
             snprintf(err, errlen, "guest agent at %s: %s", agent_path,
                      r->agent ? sim_agent_last_error(r->agent) : aerr);
-            sim_remote_free(r);
-            return NULL;
+            if (!agent_missing) {
+                sim_remote_free(r);
+                return NULL;
+            }
+            /* a guest without the agent: the target goes on without SIM_TARGET_GUEST */
+            *agent_missing = true;
+            sim_agent_free(r->agent);
+            r->agent = NULL;
+        } else {
+            features |= SIM_TARGET_GUEST;
         }
-        features |= SIM_TARGET_GUEST;
     }
     r->target = (sim_target){ .name = r->name, .features = features, .ops = &remote_ops,
                               .ctx = r };

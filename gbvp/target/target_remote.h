@@ -16,6 +16,11 @@ typedef struct sim_remote sim_remote;
  * may be NULL) and reads what the simulator offers. NULL with a reason in err. */
 sim_remote *sim_remote_new(const char *ctl_path, const char *agent_path, char *err,
                            size_t errlen);
+/* Like sim_remote_new, waiting agent_wait_ms for the guest agent (0: 300 s, in lockstep
+ * 600 s). With agent_missing non-NULL, an agent that does not answer by then is no error:
+ * *agent_missing is set, the reason is in err, and the target has no SIM_TARGET_GUEST. */
+sim_remote *sim_remote_new_agent(const char *ctl_path, const char *agent_path, int agent_wait_ms,
+                                 bool *agent_missing, char *err, size_t errlen);
 void sim_remote_free(sim_remote *r);
 const sim_target *sim_remote_target(sim_remote *r);
 
