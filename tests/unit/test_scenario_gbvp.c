@@ -241,13 +241,14 @@ static void test_gbvp_target_guest_mode_serves_the_ap_while_the_script_waits(voi
         CU_ASSERT_EQUAL(run_script(sim_local_target(g),
             "gbvp.check(not gbvp.features.test_ap, 'no test AP hooks')\n"
             "local id = gbvp.insert(2, 'sensor')\n"
-            "gbvp.wait_for(function() return gbvp.interface(id).enabled end, 5000)\n"
+            "gbvp.wait_for(function() return gbvp.interface(id).enabled end, 30000)\n"
             "gbvp.check_eq(gbvp.module(2), 'sensor', 'module name')\n"
             "gbvp.remove(2)\n"
-            "gbvp.wait_for(function() return gbvp.interface_state(id) == 'absent' end, 5000)\n"
+            "gbvp.wait_for(function() return gbvp.interface_state(id) == 'absent' end, 30000)\n"
             /* the AP's process tears them down on its own time, after the SVC said so */
+            "-- (30 s: the AP is another process, slow under ASan on a loaded host)\n"
             "local torn, why = pcall(gbvp.wait_for,\n"
-            "                        function() return gbvp.stats().connections == 0 end, 5000)\n"
+            "                        function() return gbvp.stats().connections == 0 end, 30000)\n"
             "gbvp.check(torn, 'AP tore the connections down', why)\n"
             "local ok, e = pcall(gbvp.guest, 'true')\n"
             "gbvp.check(not ok and e:find('no guest is attached'), 'no agent given')\n",
