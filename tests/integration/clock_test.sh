@@ -4,8 +4,9 @@
 # (docs/timing-in-sim.md, "The guest's clock"): with two CPU-burning processes beside it,
 # a `gbvp run` of each kind boots the guest, which must end on the `tsc` clocksource with no
 # "Marking clocksource 'tsc' as unstable" in its kernel log; then gb_loopback pings a
-# loopback module 200 times and its worst round trip must be plausible (under 100 ms: on
-# the jiffies fallback it reads as seconds, up to 500 s); in realtime the guest's clock must
+# loopback module 200 times and its worst round trip must be plausible (under 1 s: on the
+# jiffies fallback it reads as seconds, up to 500 s, while a TCG guest beside two burners on
+# two cores is descheduled for 100 ms now and then); in realtime the guest's clock must
 # also keep pace with the host's over 5 s (0.8..1.25: the TSC is the host's time).
 # Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
@@ -62,7 +63,7 @@ for mode in realtime lockstep; do
             "$(grep -i "clocksource\|tsc" "$run_dir/$mode/dmesg.log" | tail -6)"
     fi
     max=$(sed -n 's/.*# latency \([0-9]*\).*/\1/p' "$run_dir/$mode.out")
-    if [ -n "$max" ] && [ "$max" -lt 100000 ]; then
+    if [ -n "$max" ] && [ "$max" -lt 1000000 ]; then
         ok "$mode under load: gb_loopback's worst of 200 round trips is plausible ($max us)"
     else
         not_ok "$mode under load: gb_loopback's worst round trip is plausible" "max '${max}' us"
