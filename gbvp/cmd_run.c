@@ -133,7 +133,9 @@ static void usage(FILE *out)
             "                   none: no initramfs (the kernel mounts its root itself)\n"
             "  --image FILE     a raw disk image the guest sees as /dev/vda (written in\n"
             "                   place); with --initrd none the kernel boots from it\n"
-            "                   (root=/dev/vda rw unless --append names a root=)\n"
+            "                   (root=/dev/vda rw unless --append names a root=). An image\n"
+            "                   with FILE.kernel beside it (scripts/build-image.sh's Debian\n"
+            "                   image) boots with that kernel and no initramfs by default\n"
             "  --append ARGS    more kernel command line (after the console and agent's)\n"
             "  --qemu-arg ARG   one more QEMU argument (repeatable, in order), e.g.\n"
             "                   --qemu-arg -m --qemu-arg 512\n"
@@ -285,7 +287,16 @@ static bool build(run_ctx *r)
         say(r, "QEMU binary %s is not executable", r->qemu);
         return false;
     }
-    if (!r->o.kernel || !r->o.initrd) {
+    /* An image from scripts/build-image.sh has the kernel that belongs to it (its modules
+     * are in the image) beside it as IMAGE.kernel: that kernel boots it from the disk. */
+    char image_kernel[PATH_MAX];
+    if (r->o.image && !r->o.kernel && !r->o.initrd && !strcmp(r->o.arch, "x86_64") &&
+        snprintf(image_kernel, sizeof image_kernel, "%s.kernel", r->o.image) < (int)sizeof image_kernel &&
+        !access(image_kernel, R_OK)) {
+        say(r, "guest: %s's own kernel %s, root on the image", r->o.image, image_kernel);
+        snprintf(r->kernel, sizeof r->kernel, "%s", image_kernel);
+        snprintf(r->initrd, sizeof r->initrd, "none");
+    } else if (!r->o.kernel || !r->o.initrd) {
         say(r, "guest: scripts/build-guest.sh (cached after the first build)");
         snprintf(script, sizeof script, "%s/scripts/build-guest.sh", r->repo);
         char *argv[] = { script, "--arch", (char *)r->o.arch, NULL };

@@ -6,7 +6,12 @@
 # ${GBVP_CACHE:-$HOME/.cache/gbvp}, never into the clone. Results are cached, keyed by their
 # inputs (package versions, fragment and source hashes), so a rerun takes seconds.
 #
-# The last two lines of a successful run are "kernel: PATH" and "initramfs: PATH".
+# Kernel flavours (--flavour): base (the default, Greybus built in), modules (Greybus as
+# loadable modules, installed for scripts/build-image.sh's Debian image) and android (the
+# kernel's own Android fragments on top; guest/linux-android.config).
+#
+# The last two lines of a successful run are "kernel: PATH" and "initramfs: PATH"; the
+# modules flavour prints "modules: DIR" (the /lib/modules tree's root) before them.
 set -euo pipefail
 
 # Bump when the way an artifact is made changes (not when an input file changes: those are
@@ -21,6 +26,9 @@ usage: scripts/build-guest.sh [OPTIONS]
 Builds (or finds in the cache) the guest kernel and initramfs and prints their paths.
 
   --arch ARCH       x86_64 (default) or arm64 (cross-built with gcc-aarch64-linux-gnu)
+  --flavour NAME    the kernel: base (default: Greybus built in), modules (Greybus as
+                    loadable modules under /lib/modules, for build-image.sh) or android
+                    (with the kernel's android-base and android-recommended fragments)
   -j, --jobs N      parallel compile jobs (default 2)
   --kernel-only     build only the kernel
   --initramfs-only  build only the initramfs
@@ -37,12 +45,14 @@ say() { echo "build-guest: $*" >&2; }
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${GBVP_CACHE:-$HOME/.cache/gbvp}
-arch=x86_64 jobs=2 print_only=0 force=0 want_kernel=1 want_initramfs=1
+arch=x86_64 flavour=base jobs=2 print_only=0 force=0 want_kernel=1 want_initramfs=1
 
 while [ $# -gt 0 ]; do
     case $1 in
     --arch) [ $# -ge 2 ] || die "--arch needs a value (x86_64 or arm64)"; arch=$2; shift 2 ;;
     --arch=*) arch=${1#--arch=}; shift ;;
+    --flavour) [ $# -ge 2 ] || die "--flavour needs a value (base, modules or android)"; flavour=$2; shift 2 ;;
+    --flavour=*) flavour=${1#--flavour=}; shift ;;
     -j|--jobs) [ $# -ge 2 ] || die "$1 needs a number"; jobs=$2; shift 2 ;;
     -j*) jobs=${1#-j}; shift ;;
     --kernel-only) want_initramfs=0; shift ;;
@@ -64,7 +74,18 @@ arm64|aarch64)
 *) die "unknown --arch '$arch' (x86_64 or arm64)" ;;
 esac
 
+# The project's own fragments (hashed into the cache key, every option checked) and, for the
+# android flavour, the kernel source's fragments (merged before the project's last one; what
+# 6.1 no longer has or another architecture owns is listed, the rest checked).
 fragments=("$repo/guest/linux.config" "$repo/guest/linux-$arch.config")
+kernel_fragments=()
+case $flavour in
+base) ;;
+modules) fragments+=("$repo/guest/linux-modules.config") ;;
+android) kernel_fragments=(kernel/configs/android-base.config kernel/configs/android-recommended.config)
+         fragments+=("$repo/guest/linux-android.config") ;;
+*) die "unknown --flavour '$flavour' (base, modules or android)" ;;
+esac
 initramfs_inputs=("$repo/guest/init" "$repo/guest/agent.c" "$repo/guest/firmware/mkfw.sh"
                   "$repo/guest/firmware/s2l-gpio-loopback.mnfs")
 initramfs_inputs+=("$repo/guest/tools/userland-probe.c")
@@ -98,9 +119,13 @@ kver=$(pkg_version linux-source-6.1)
 [ -f /usr/src/linux-source-6.1.tar.xz ] || die "/usr/src/linux-source-6.1.tar.xz is missing (reinstall linux-source-6.1)"
 hash16() { sha256sum | cut -c1-16; }
 
+# (the base flavour's key and paths are those from before flavours existed)
 kernel_key=$( { echo "recipe=$KERNEL_RECIPE pkg=$kver arch=$arch cc=$("${cross}gcc" -dumpfullversion)"
+                [ "$flavour" = base ] || echo "flavour=$flavour"
                 cat "${fragments[@]}"; } | hash16 )
-kernel_out=$cache/kernel/out/$arch-$kernel_key
+kernel_tag=$arch
+[ "$flavour" = base ] || kernel_tag=$arch-$flavour
+kernel_out=$cache/kernel/out/$kernel_tag-$kernel_key
 kernel_image=$kernel_out/$image_name
 
 bbver=$(pkg_version busybox-static)
@@ -110,6 +135,7 @@ initramfs_out=$cache/initramfs/out/$arch-$initramfs_key
 initramfs_image=$initramfs_out/initramfs.cpio
 
 print_paths() {
+    [ "$flavour" != modules ] || echo "modules: $kernel_out/modules"
     echo "kernel: $kernel_image"
     echo "initramfs: $initramfs_image"
 }
@@ -175,28 +201,70 @@ progress() {
     echo "$what: $n steps in $((SECONDS - t0)) s (log $log)" >&2
 }
 
-# Checks that every option the fragments set is in the final .config as written, and that
-# every option they turn off is off. Kconfig silently drops options with unmet dependencies.
+# Checks the final .config against the fragments, in merge order: for each option the last
+# fragment that names it decides (the android flavour's fragments turn off two options
+# guest/linux.config sets). An option the project's fragments set must be in the .config as
+# written, one they turn off must be off: Kconfig silently drops options with unmet
+# dependencies. An option the kernel's own fragments set may instead be one 6.1 no longer
+# has or one of another architecture: those are listed in $report, not failed.
 verify_config() {
-    local config=$1 bad=0 line sym want got
-    shift
-    while IFS= read -r line; do
-        if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
-            sym=${BASH_REMATCH[1]} want=$line
-            if ! grep -qxF -- "$want" "$config"; then
-                got=$(grep -E "^(# )?$sym[= ]" "$config" || true)
-                echo "build-guest: fragment wants '$want' but the final .config has '${got:-nothing}'" >&2
-                bad=$((bad + 1))
+    local config=$1 report=$2 bad=0 line sym f got val
+    shift 2
+    local -A want from
+    local order=()
+    for f in "$@"; do
+        while IFS= read -r line; do
+            if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]] ||
+               [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+                sym=${BASH_REMATCH[1]}
+                [ -n "${want[$sym]+set}" ] || order+=("$sym")
+                want[$sym]=$line from[$sym]=$f
             fi
-        elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
-            sym=${BASH_REMATCH[1]}
-            if grep -qE "^$sym=" "$config"; then
-                echo "build-guest: fragment turns $sym off but the final .config has '$(grep -E "^$sym=" "$config")'" >&2
-                bad=$((bad + 1))
+        done <"$f"
+    done
+    local kconfig_index=""
+    : >"$report"
+    for sym in "${order[@]}"; do
+        line=${want[$sym]}
+        if [[ $line == "# "* ]]; then
+            grep -qE "^$sym=" "$config" || continue
+            got=$(grep -E "^$sym=" "$config")
+        else
+            val=${line#*=}
+            grep -qxF -- "$line" "$config" && continue
+            # a string option written without quotes in a fragment
+            [[ $val == \"* ]] || ! grep -qxF -- "$sym=\"$val\"" "$config" || continue
+            got=$(grep -E "^(# )?$sym[= ]" "$config" || true)
+        fi
+        f=${from[$sym]}
+        if [[ $f == "$src"/* ]]; then
+            if [ -z "$kconfig_index" ]; then
+                kconfig_index=$cache/kernel/kconfig-symbols-$kver
+                [ -s "$kconfig_index" ] ||
+                    (cd "$src" && grep -rHoE '^[[:space:]]*(menu)?config [A-Za-z0-9_]+$' --include='Kconfig*' . |
+                     sed -E 's#^\./##' | awk -F: '{ split($2, w, " "); print w[2], $1 }' |
+                     sort -u >"$kconfig_index.tmp.$$" && mv "$kconfig_index.tmp.$$" "$kconfig_index")
+            fi
+            local where
+            where=$(awk -v s="${sym#CONFIG_}" '$1 == s {print $2}' "$kconfig_index")
+            if [ -z "$where" ]; then
+                echo "not in 6.1: $line (${f##*/})" >>"$report"
+                continue
+            fi
+            if ! grep -qvE "^arch/" <<<"$where" && ! grep -qE "^arch/$karch/" <<<"$where"; then
+                echo "another architecture's: $line (${f##*/}: $(sed -E 's#^arch/([^/]*)/.*#\1#' <<<"$where" | sort -u | paste -sd, -))" >>"$report"
+                continue
             fi
         fi
-    done < <(cat "$@")
+        if [[ $line == "# "* ]]; then
+            echo "build-guest: ${f##*/} turns $sym off but the final .config has '$got'" >&2
+        else
+            echo "build-guest: ${f##*/} wants '$line' but the final .config has '${got:-nothing}'" >&2
+        fi
+        bad=$((bad + 1))
+    done
     [ "$bad" -eq 0 ] || die "$bad fragment option(s) did not survive olddefconfig (see above; an unmet Kconfig dependency is the usual cause)"
+    verified_options=$(( ${#order[@]} - $(wc -l <"$report") ))
 }
 
 build_kernel() {
@@ -205,22 +273,46 @@ build_kernel() {
         return 0
     fi
     extract_source
-    local bld=$cache/kernel/build-$arch-$kver t0=$SECONDS
+    local bld=$cache/kernel/build-$kernel_tag-$kver t0=$SECONDS
     local kmake=(make -C "$src" O="$bld" ARCH="$karch" CROSS_COMPILE="$cross")
+    # merge order: the project's fragments, the kernel's own, the flavour's file last
+    local all=("${fragments[@]}") f
+    if [ ${#kernel_fragments[@]} -gt 0 ]; then
+        all=("${fragments[@]:0:${#fragments[@]}-1}")
+        for f in "${kernel_fragments[@]}"; do
+            [ -f "$src/$f" ] || die "the kernel source has no $f"
+            all+=("$src/$f")
+        done
+        all+=("${fragments[@]: -1}")
+    fi
     mkdir -p "$bld"
-    say "kernel: configuring (tinyconfig + ${fragments[*]##*/}) in $bld"
+    say "kernel: configuring (tinyconfig + ${all[*]##*/}) in $bld"
     {
         "${kmake[@]}" tinyconfig &&
-        "$src/scripts/kconfig/merge_config.sh" -m -O "$bld" "$bld/.config" "${fragments[@]}" &&
+        "$src/scripts/kconfig/merge_config.sh" -m -O "$bld" "$bld/.config" "${all[@]}" &&
         "${kmake[@]}" olddefconfig
     } >"$bld/configure.log" 2>&1 || { tail -n 30 "$bld/configure.log" >&2; die "kernel configuration failed (log $bld/configure.log)"; }
-    verify_config "$bld/.config" "${fragments[@]}"
-    say "kernel: all $(grep -chE '^CONFIG_|^# CONFIG_.* is not set' "${fragments[@]}" | paste -sd+ | bc) fragment options verified; compiling with -j$jobs"
-    if ! "${kmake[@]}" -j"$jobs" "${image_name}" 2>&1 | progress "$bld/build.log" kernel; then
+    verify_config "$bld/.config" "$bld/fragments-not-applied" "${all[@]}"
+    say "kernel: $verified_options fragment options verified; compiling with -j$jobs"
+    if [ -s "$bld/fragments-not-applied" ]; then
+        say "kernel: $(wc -l <"$bld/fragments-not-applied") options of the kernel's fragments do not apply here:"
+        sed 's/^/    /' "$bld/fragments-not-applied" >&2
+    fi
+    local targets=("$image_name")
+    [ "$flavour" != modules ] || targets+=(modules)
+    if ! "${kmake[@]}" -j"$jobs" "${targets[@]}" 2>&1 | progress "$bld/build.log" kernel; then
         tail -n 40 "$bld/build.log" >&2
         die "kernel build failed (log $bld/build.log)"
     fi
     rm -rf "$kernel_out.tmp" && mkdir -p "$kernel_out.tmp"
+    cp "$bld/fragments-not-applied" "$kernel_out.tmp/fragments-not-applied"
+    if [ "$flavour" = modules ]; then
+        "${kmake[@]}" INSTALL_MOD_PATH="$kernel_out.tmp/modules" INSTALL_MOD_STRIP=1 modules_install \
+            >"$bld/modules_install.log" 2>&1 ||
+            { tail -n 20 "$bld/modules_install.log" >&2; die "modules_install failed (log $bld/modules_install.log)"; }
+        # (the build and source links point into the cache; an image needs neither)
+        rm -f "$kernel_out.tmp"/modules/lib/modules/*/build "$kernel_out.tmp"/modules/lib/modules/*/source
+    fi
     cp "$bld/$image_in_tree" "$kernel_out.tmp/$image_name"
     cp "$bld/.config" "$kernel_out.tmp/config"
     cp "$bld/System.map" "$kernel_out.tmp/System.map"
