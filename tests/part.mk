@@ -81,6 +81,8 @@ INTEGRATION_TESTS += tests/integration/classes_more_test.sh
 INTEGRATION_TESTS += tests/integration/spinor_test.sh
 INTEGRATION_TESTS += tests/integration/sdcard_test.sh
 INTEGRATION_TESTS += tests/integration/network_test.sh
+INTEGRATION_TESTS += tests/integration/image_test.sh
+INTEGRATION_TESTS += tests/integration/android_test.sh
 INTEGRATION_TESTS += tests/integration/byo_test.sh
 # es2_peer: a misbehaving gblink server (silent, lying, dropping its side of the bridge) for
 # the fault test of the device; built on demand by that test.

@@ -147,13 +147,5 @@ else
 fi
 
 copy_image
-"$gbvp" run --timeout 900 --image "$image" >"$run_dir/demo.out" 2>&1
-rc=$?
-summary=$(grep -o 'demo.lua: [0-9]* passed, [0-9]* failed' "$run_dir/demo.out")
-if [ "$rc" = 0 ] && [[ $summary == *" 0 failed" ]]; then
-    ok "gbvp run --image: the default demo passes on the Debian image ($summary)"
-else
-    not_ok "the default demo on the Debian image" "status $rc, ${summary:-no summary}" \
-        "$(grep -E 'not ok|gbvp run:' "$run_dir/demo.out" | tail -n 12)"
-fi
+demo_on "the Debian image (gbvp run --image)" --image "$image"
 finish

@@ -26,6 +26,21 @@ finish() {
     [ "$failed" -eq 0 ]
     exit
 }
+# demo_on WHAT ARGS...: `gbvp run ARGS` with the default demo (output in
+# $run_dir/demo.out); ok when it passes, with its summary.
+demo_on() {
+    local what=$1 rc summary
+    shift
+    "$gbvp" run --timeout 900 "$@" >"$run_dir/demo.out" 2>&1
+    rc=$?
+    summary=$(grep -o 'demo.lua: [0-9]* passed, [0-9]* failed' "$run_dir/demo.out")
+    if [ "$rc" = 0 ] && [[ $summary == *" 0 failed" ]]; then
+        ok "the default demo passes on $what ($summary)"
+    else
+        not_ok "the default demo on $what" "status $rc, ${summary:-no summary}" \
+            "$(grep -E 'not ok|gbvp run:' "$run_dir/demo.out" | tail -n 12)"
+    fi
+}
 # Milliseconds since the epoch, and a duration in seconds with 3 decimals.
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 secs() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }

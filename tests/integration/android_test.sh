@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The Android-configured kernel (scripts/build-guest.sh --flavour android: the kernel's own
+# kernel/configs/android-base.config and android-recommended.config on top of the project's
+# fragments) with the project's initramfs under gbvp run:
+#   config     the running kernel is that build: /proc/config.gz (IKCONFIG_PROC, from
+#              android-base) has binder, SELinux, the Android options and Greybus; the
+#              binder devices android-base names exist; SELinux initialised
+#   modules    the sensor module enumerates and its GPIO and I2C work (gpioget, i2cget)
+#   demo       the default demo passes on this kernel
+# docs/android.md says what this covers and what it does not. Ends with "N passed, N failed".
+source "$(dirname "$0")/lib.sh"
+
+[ -x "$gbvp" ] || make -j2 "$gbvp" >/dev/null || { not_ok "build $gbvp"; finish; }
+t0=$(now_ms)
+if ! paths=$(scripts/build-guest.sh --flavour android 2>"$run_dir/build-guest.log"); then
+    not_ok "scripts/build-guest.sh --flavour android" "$(tail -n 20 "$run_dir/build-guest.log")"; finish
+fi
+kernel=$(sed -n 's/^kernel: //p' <<<"$paths")
+initrd=$(sed -n 's/^initramfs: //p' <<<"$paths")
+notapplied=$(dirname "$kernel")/fragments-not-applied
+ok "the android-flavour kernel: $kernel ($(secs $(($(now_ms) - t0))) s; $(wc -l <"$notapplied") options of the Android fragments do not apply to 6.1 on x86, listed in fragments-not-applied)"
+
+cat >"$run_dir/android.lua" <<'EOF'
+local function guest(cmd, ms)
+    local rc, out = gbvp.guest(cmd, ms or 60000)
+    for line in out:gmatch("[^\n]+") do gbvp.log("guest| " .. line) end
+    return rc, out
+end
+local rc, out = guest("uname -r; zcat /proc/config.gz | grep -E '^CONFIG_(ANDROID_BINDER_IPC|" ..
+    "SECURITY_SELINUX|DEFAULT_SECURITY_SELINUX|PM_WAKELOCKS|IKCONFIG_PROC|DM_VERITY|" ..
+    "NETFILTER_XT_MATCH_QUOTA|GREYBUS|GREYBUS_ES2|GREYBUS_GPIO)=y$' | sort; " ..
+    "ls /dev/binder /dev/hwbinder /dev/vndbinder; dmesg | grep -m1 'SELinux:  Initializing'; true")
+local want = { "ANDROID_BINDER_IPC", "SECURITY_SELINUX", "DEFAULT_SECURITY_SELINUX", "PM_WAKELOCKS",
+               "IKCONFIG_PROC", "DM_VERITY", "NETFILTER_XT_MATCH_QUOTA", "GREYBUS", "GREYBUS_ES2",
+               "GREYBUS_GPIO" }
+local missing = {}
+for _, o in ipairs(want) do
+    if not out:find("\nCONFIG_" .. o .. "=y\n", 1, true) then missing[#missing + 1] = o end
+end
+gbvp.check(out:match("^6%.1%.[0-9]+%-gbvp%-android\n") ~= nil, "the android-flavour kernel runs", out)
+gbvp.check(#missing == 0, "/proc/config.gz: binder, SELinux, wakelocks, dm-verity, xt_quota and Greybus built in",
+           "missing: " .. table.concat(missing, " "))
+gbvp.check(out:match("/dev/binder\n/dev/hwbinder\n/dev/vndbinder\n") ~= nil, "the binder devices android-base names exist", out)
+gbvp.check(out:match("SELinux:  Initializing") ~= nil, "SELinux initialised", out)
+
+gbvp.insert(0, "sensor")
+rc, out = guest("B=/sys/bus/greybus/devices/1-2.2.1; i=0; until [ -e $B/driver ]; do i=$((i+1));" ..
+    " [ $i -ge 600 ] && exit 1; sleep 0.1; done; c=$(ls $B/gbphy*/ | grep -m1 '^gpiochip'); n=$(ls $B/gbphy*/ | sed -n 's/^i2c-//p');" ..
+    "echo chip $c bus $n; /usr/bin/gpioget $c 2 && i2cset -y $n 0x50 0x00 0x3c && i2cget -y $n 0x50 0x00", 90000)
+gbvp.check(rc == 0 and out:match("\n[01]\n0x3c") ~= nil,
+           "the sensor module: enumerated, gpioget reads its line 2, i2cset/i2cget its EEPROM", out)
+gbvp.remove(0)
+rc = guest("i=0; while ls /sys/bus/greybus/devices | grep -q '^1-2\\b'; do i=$((i+1)); [ $i -ge 300 ] && exit 1; sleep 0.1; done")
+gbvp.check(rc == 0, "removed")
+EOF
+
+run() { "$gbvp" run --timeout 900 --kernel "$kernel" --initrd "$initrd" "$@"; }
+run --scenario "$run_dir/android.lua" >"$run_dir/android.out" 2>&1
+rc=$?
+grep -E '\] (ok|not ok) ' "$run_dir/android.out" | sed 's/^/       /'
+summary=$(grep -o 'android.lua: [0-9]* passed, [0-9]* failed' "$run_dir/android.out")
+if [ "$rc" = 0 ] && [[ $summary == *" 0 failed" ]] && grep -q "guest up: agent ready" "$run_dir/android.out"; then
+    ok "the Android-configured kernel: its options in /proc/config.gz, binder devices, SELinux, a module enumerated and used ($summary)"
+else
+    not_ok "the Android-configured kernel" "status $rc, ${summary:-no summary}" \
+        "$(grep -E 'not ok|gbvp run:' "$run_dir/android.out" | tail -n 12)"
+fi
+
+demo_on "the Android-configured kernel" --kernel "$kernel" --initrd "$initrd"
+finish
