@@ -794,12 +794,16 @@ static int parse(int argc, char **argv, run_opts *o)
         return 2;
     }
     /* (--scenario may name one of gbvp's own: looked up once the data folder is known) */
-    const char *files[] = { o->kernel, o->initrd, o->qemu, o->image };
-    const char *names[] = { "--kernel", "--initrd", "--qemu", "--image" };
-    for (int i = 0; i < 4; i++)
-        if (files[i] && !(i == 1 && !strcmp(files[i], "none")) &&
-            access(files[i], i == 3 ? R_OK | W_OK : R_OK)) {
-            fprintf(stderr, "gbvp run: %s %s: %s\n", names[i], files[i], strerror(errno));
+    /* (the disk is written in place; --initrd none is no file) */
+    struct { const char *opt, *path; int mode; } files[] = {
+        { "--kernel", o->kernel, R_OK },
+        { "--initrd", o->initrd && strcmp(o->initrd, "none") ? o->initrd : NULL, R_OK },
+        { "--qemu", o->qemu, R_OK },
+        { "--image", o->image, R_OK | W_OK },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (files[i].path && access(files[i].path, files[i].mode)) {
+            fprintf(stderr, "gbvp run: %s %s: %s\n", files[i].opt, files[i].path, strerror(errno));
             return 2;
         }
     if (o->control && (strlen(o->control) >= 100 || !o->control[0])) {

@@ -93,27 +93,17 @@ for f in "${fragments[@]}" "${initramfs_inputs[@]}"; do
     [ -f "$f" ] || die "missing input file $f"
 done
 
-pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
-pkg_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
-
-# Installs the Debian packages given if any is missing (needs root for apt-get).
-need_packages() {
-    local missing=() p
-    for p in "$@"; do pkg_installed "$p" || missing+=("$p"); done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    [ "$print_only" -eq 1 ] && die "not built: packages missing: ${missing[*]}"
-    [ "$(id -u)" -eq 0 ] || die "packages missing: ${missing[*]} (run as root, or apt-get install them)"
-    say "installing ${missing[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=900 "${missing[@]}" >&2 ||
-        { apt-get update -o DPkg::Lock::Timeout=900 >&2 &&
-          DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=900 "${missing[@]}" >&2; } ||
-        die "apt-get could not install ${missing[*]}"
-}
+source "$repo/scripts/packages.sh"
 
 host_tools=(linux-source-6.1 busybox-static make gcc libc6-dev bc flex bison libelf-dev libssl-dev
             xz-utils lz4 cpio)
 [ "$arch" = arm64 ] && host_tools+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
-need_packages "${host_tools[@]}"
+if [ "$print_only" -eq 1 ]; then
+    missing=$(missing_packages "${host_tools[@]}")
+    [ -z "$missing" ] || die "not built: packages missing: $missing"
+else
+    need_packages "${host_tools[@]}"
+fi
 
 kver=$(pkg_version linux-source-6.1)
 [ -f /usr/src/linux-source-6.1.tar.xz ] || die "/usr/src/linux-source-6.1.tar.xz is missing (reinstall linux-source-6.1)"

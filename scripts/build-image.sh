@@ -59,22 +59,22 @@ done
 [[ $size =~ ^[1-9][0-9]*$ ]] && [ "$size" -ge 512 ] ||
     die "--size wants a whole number of MiB, at least 512 (the image holds about 300 MiB), not '$size'"
 
-inputs=("$repo/guest/agent.c" "$repo/guest/debian/gbvp-agent.service"
-        "$repo/guest/debian/60-greybus.rules")
+inputs=("$repo/guest/debian/gbvp-agent.service" "$repo/guest/debian/60-greybus.rules")
 for f in "${inputs[@]}"; do [ -f "$f" ] || die "missing input file $f"; done
 
-# The kernel and its modules (built or found in the cache by build-guest.sh).
-guest_args=(--flavour modules --kernel-only)
+# The kernel and its modules, and the agent as the initramfs has it (built or found in the
+# cache by build-guest.sh).
+guest_args=(--flavour modules)
 [ "$print_only" -eq 0 ] || guest_args+=(--print-paths)
 paths=$("$repo/scripts/build-guest.sh" "${guest_args[@]}") ||
     die "the modules-flavour kernel is not available (scripts/build-guest.sh ${guest_args[*]} failed)"
 kernel=$(sed -n 's/^kernel: //p' <<<"$paths")
 modules=$(sed -n 's/^modules: //p' <<<"$paths")
+agent=$(dirname "$(sed -n 's/^initramfs: //p' <<<"$paths")")/gbvp-agent
 
-pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
+source "$repo/scripts/packages.sh"
 key=$( { echo "recipe=$IMAGE_RECIPE suite=$SUITE mirror=$MIRROR packages=$PACKAGES size=$size"
-         echo "mmdebstrap=$(pkg_version mmdebstrap) e2fsprogs=$(pkg_version e2fsprogs) kernel=$kernel"
-         echo "cc=$(gcc -dumpfullversion)"
+         echo "mmdebstrap=$(pkg_version mmdebstrap) e2fsprogs=$(pkg_version e2fsprogs) kernel=$kernel agent=$agent"
          cat "${inputs[@]}" "$0"; } | sha256sum | cut -c1-16 )
 out=$cache/image/out/debian-$SUITE-x86_64-$key
 image=$out/debian-$SUITE.img
@@ -92,17 +92,8 @@ fi
 
 [ "$(id -u)" -eq 0 ] || die "needs root: mmdebstrap --mode=root builds the tree with real owners"
 [ "$(uname -m)" = x86_64 ] || die "x86_64 hosts only (the image is built natively, without emulation)"
-missing=()
-for p in mmdebstrap e2fsprogs; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    say "installing ${missing[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=900 "${missing[@]}" >&2 ||
-        { apt-get update -o DPkg::Lock::Timeout=900 >&2 &&
-          DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=900 "${missing[@]}" >&2; } ||
-        die "apt-get could not install ${missing[*]}"
-fi
+need_packages mmdebstrap e2fsprogs
+[ -x "$agent" ] || die "no agent at $agent (scripts/build-guest.sh builds it with the initramfs)"
 [ -d "$modules/lib/modules" ] || die "the kernel at $kernel has no modules tree at $modules"
 
 mkdir -p "$cache/image"
@@ -120,10 +111,7 @@ fi
 
 t0=$SECONDS
 work=$out.tmp
-rm -rf "$work" && mkdir -p "$work/add/usr/sbin"
-say "compiling the agent (gcc -static)"
-gcc -std=c11 -Os -static -Wall -Wextra -Werror -D_GNU_SOURCE -o "$work/add/usr/sbin/gbvp-agent" "$repo/guest/agent.c"
-strip "$work/add/usr/sbin/gbvp-agent"
+rm -rf "$work" && mkdir -p "$work"
 
 # The hooks run after the packages are installed, with the tree's root as $1.
 #  - /lib/modules: the kernel's modules, and depmod's indexes for them
@@ -137,7 +125,7 @@ mmdebstrap --mode=root --variant=minbase --include="$PACKAGES" \
     --aptopt='APT::Install-Recommends "false"' \
     --customize-hook="mkdir -p \"\$1/lib/modules\" && cp -a '$modules/lib/modules/$release' \"\$1/lib/modules/\"" \
     --customize-hook="chroot \"\$1\" depmod -a '$release'" \
-    --customize-hook="install -m 0755 '$work/add/usr/sbin/gbvp-agent' \"\$1/usr/sbin/gbvp-agent\"" \
+    --customize-hook="install -m 0755 '$agent' \"\$1/usr/sbin/gbvp-agent\"" \
     --customize-hook="install -m 0644 '$repo/guest/debian/gbvp-agent.service' \"\$1/etc/systemd/system/gbvp-agent.service\"" \
     --customize-hook="install -m 0644 '$repo/guest/debian/60-greybus.rules' \"\$1/etc/udev/rules.d/60-greybus.rules\"" \
     --customize-hook="chroot \"\$1\" systemctl enable gbvp-agent.service" \
@@ -153,7 +141,7 @@ say "making the ext4 image ($size MiB, sparse)"
 mke2fs -q -F -t ext4 -L gbvp-root -d "$work/root" "$work/debian-$SUITE.img" "${size}M" >"$work/mke2fs.log" 2>&1 ||
     { cat "$work/mke2fs.log" >&2; die "mke2fs failed (log $work/mke2fs.log)"; }
 cp "$kernel" "$work/debian-$SUITE.img.kernel"
-rm -rf "$work/root" "$work/add"
+rm -rf "$work/root"
 echo "$((SECONDS - t0))" >"$work/build-seconds"
 rm -rf "$out" && mv "$work" "$out"
 say "built in $((SECONDS - t0)) s: $image ($(du -k "$image" | cut -f1) KiB used of $size MiB; kernel $release;" \

@@ -46,20 +46,8 @@ EOF
 
 die() { echo "run-guest: $*" >&2; exit 1; }
 
-# Installs Debian packages that are missing (as root; otherwise says what to install).
-need_packages() {
-    local missing=() p
-    for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-    done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    [ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]} (apt-get install them, or run as root)"
-    echo "run-guest: installing ${missing[*]}" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -o DPkg::Lock::Timeout=900 "${missing[@]}" >&2 ||
-        die "apt-get could not install ${missing[*]}"
-}
-
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$repo/scripts/packages.sh"
 arch=x86_64 dir= background=0 interactive=0 accel=tcg qemu= system_qemu=0 kernel= initrd= append= memory=256
 icount= seed= image=
 devices=() extra=()
