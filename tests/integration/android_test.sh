@@ -12,6 +12,12 @@
 source "$(dirname "$0")/lib.sh"
 
 [ -x "$gbvp" ] || make -j2 "$gbvp" >/dev/null || { not_ok "build $gbvp"; finish; }
+out=$(scripts/build-guest.sh --flavour androidd --print-paths 2>&1); rc=$?
+if [ "$rc" != 0 ] && [[ $out == *"unknown --flavour 'androidd' (base, modules or android)"* ]]; then
+    ok "build-guest.sh --flavour androidd: refused, naming the flavours"
+else
+    not_ok "build-guest.sh refuses an unknown flavour" "status $rc: $out"
+fi
 t0=$(now_ms)
 if ! paths=$(scripts/build-guest.sh --flavour android 2>"$run_dir/build-guest.log"); then
     not_ok "scripts/build-guest.sh --flavour android" "$(tail -n 20 "$run_dir/build-guest.log")"; finish
