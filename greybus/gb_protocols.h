@@ -376,6 +376,100 @@
 #define GB_LOOPBACK_TYPE_TRANSFER 0x03
 #define GB_LOOPBACK_TYPE_SINK 0x04
 
+/* ---- Audio management (protocol 0x12) and data (0x13), class 0x12 ----
+ * drivers/staging/greybus/audio_{module,gb,topology,codec}.c. The sizes are those of 6.1's
+ * packed structs; the union in gb_audio_ctl_elem_info takes its largest member (integer64,
+ * 24 bytes), so a control is 75 bytes, except an enumerated one, which ends after its
+ * names: 57 + names_length (how audio_topology.c steps from one control to the next). */
+#define GB_AUDIO_TYPE_GET_TOPOLOGY_SIZE 0x02
+#define GB_AUDIO_TYPE_GET_TOPOLOGY 0x03
+#define GB_AUDIO_TYPE_GET_CONTROL 0x04
+#define GB_AUDIO_TYPE_SET_CONTROL 0x05
+#define GB_AUDIO_TYPE_ENABLE_WIDGET 0x06
+#define GB_AUDIO_TYPE_DISABLE_WIDGET 0x07
+#define GB_AUDIO_TYPE_GET_PCM 0x08
+#define GB_AUDIO_TYPE_SET_PCM 0x09
+#define GB_AUDIO_TYPE_SET_TX_DATA_SIZE 0x0a
+#define GB_AUDIO_TYPE_ACTIVATE_TX 0x0c
+#define GB_AUDIO_TYPE_DEACTIVATE_TX 0x0d
+#define GB_AUDIO_TYPE_SET_RX_DATA_SIZE 0x0e
+#define GB_AUDIO_TYPE_ACTIVATE_RX 0x10
+#define GB_AUDIO_TYPE_DEACTIVATE_RX 0x11
+#define GB_AUDIO_TYPE_JACK_EVENT 0x12      /* module -> AP */
+#define GB_AUDIO_TYPE_BUTTON_EVENT 0x13    /* module -> AP */
+#define GB_AUDIO_TYPE_STREAMING_EVENT 0x14 /* module -> AP */
+#define GB_AUDIO_TYPE_SEND_DATA 0x15       /* data CPort, unidirectional: no response */
+
+#define GB_AUDIO_PCM_FMT_S16_LE 0x00000004u /* SNDRV_PCM_FMTBIT_* bit numbers */
+#define GB_AUDIO_PCM_RATE_8000 0x00000002u  /* SNDRV_PCM_RATE_* bit numbers */
+#define GB_AUDIO_PCM_RATE_16000 0x00000008u
+#define GB_AUDIO_PCM_RATE_32000 0x00000020u
+#define GB_AUDIO_PCM_RATE_44100 0x00000040u
+#define GB_AUDIO_PCM_RATE_48000 0x00000080u
+
+#define GB_AUDIO_CTL_ELEM_TYPE_BOOLEAN 0x01 /* SNDRV_CTL_ELEM_TYPE_* */
+#define GB_AUDIO_CTL_ELEM_TYPE_INTEGER 0x02
+#define GB_AUDIO_CTL_ELEM_TYPE_ENUMERATED 0x03
+#define GB_AUDIO_CTL_ELEM_TYPE_INTEGER64 0x06
+#define GB_AUDIO_CTL_ELEM_IFACE_MIXER 0x02 /* the only one 6.1 accepts */
+#define GB_AUDIO_ACCESS_READ 0x00000001u
+#define GB_AUDIO_ACCESS_WRITE 0x00000002u
+
+/* A topology widget's type byte: 6.1 reads it as its own enum snd_soc_dapm_type
+ * (include/sound/soc-dapm.h; audio_topology.c switches on snd_soc_dapm_* and indexes its
+ * widget table with it), not as greybus_protocols.h's GB_AUDIO_WIDGET_TYPE_*, which number
+ * from the Greybus specification (PGA 0x07, SPK 0x0e, AIF_IN 0x17) and which 6.1 refuses
+ * ("type not supported") or takes for another widget. */
+#define GB_AUDIO_WIDGET_TYPE_INPUT 0x00
+#define GB_AUDIO_WIDGET_TYPE_OUTPUT 0x01
+#define GB_AUDIO_WIDGET_TYPE_MUX 0x02
+#define GB_AUDIO_WIDGET_TYPE_MIXER 0x04
+#define GB_AUDIO_WIDGET_TYPE_PGA 0x06
+#define GB_AUDIO_WIDGET_TYPE_MIC 0x0b
+#define GB_AUDIO_WIDGET_TYPE_HP 0x0c
+#define GB_AUDIO_WIDGET_TYPE_SPK 0x0d
+#define GB_AUDIO_WIDGET_TYPE_SWITCH 0x0f
+#define GB_AUDIO_WIDGET_TYPE_AIF_IN 0x17
+#define GB_AUDIO_WIDGET_TYPE_AIF_OUT 0x18
+#define GB_AUDIO_WIDGET_STATE_DISABLED 0x01
+#define GB_AUDIO_WIDGET_STATE_ENABLED 0x02 /* 6.1 spells it ..._ENAABLED */
+
+#define GB_AUDIO_JACK_EVENT_INSERTION 0x01
+#define GB_AUDIO_JACK_EVENT_REMOVAL 0x02
+#define GB_AUDIO_BUTTON_EVENT_PRESS 0x01
+#define GB_AUDIO_BUTTON_EVENT_RELEASE 0x02
+#define GB_AUDIO_JACK_HEADPHONE 0x00000001u /* topology jack_type bits */
+#define GB_AUDIO_JACK_MICROPHONE 0x00000002u
+#define GB_AUDIO_JACK_HEADSET (GB_AUDIO_JACK_HEADPHONE | GB_AUDIO_JACK_MICROPHONE)
+#define GB_AUDIO_JACK_BTN_0 0x04000000u
+#define GB_AUDIO_JACK_BTN_1 0x02000000u
+#define GB_AUDIO_JACK_BTN_2 0x01000000u
+#define GB_AUDIO_JACK_BTN_3 0x00800000u
+
+#define GB_AUDIO_INVALID_INDEX 0xff /* control index / route control: "none" */
+#define GB_AUDIO_NAME_MAX 32        /* control, widget and stream names, NUL included */
+#define GB_AUDIO_TOPOLOGY_HEADER_SIZE 24 /* 4 counts, 4 section sizes, jack_type */
+#define GB_AUDIO_CONTROL_INFO_OFFSET 42  /* name, id, iface, le16 data_cport, le32 access,
+                                            count, count_values */
+#define GB_AUDIO_CTL_ELEM_INFO_VALUE_OFFSET 9 /* type, le16 dimen[4] */
+#define GB_AUDIO_ENUMERATED_NAMES_OFFSET 6    /* le32 items, le16 names_length */
+#define GB_AUDIO_CONTROL_SIZE 75
+#define GB_AUDIO_ENUM_CONTROL_SIZE(names_length)                                              \
+    (GB_AUDIO_CONTROL_INFO_OFFSET + GB_AUDIO_CTL_ELEM_INFO_VALUE_OFFSET +                     \
+     GB_AUDIO_ENUMERATED_NAMES_OFFSET + (names_length))
+#define GB_AUDIO_WIDGET_SIZE 68 /* name, sname, id, type, state, ncontrols; then controls */
+#define GB_AUDIO_ROUTE_SIZE 4   /* source_id, destination_id, control_id, index */
+#define GB_AUDIO_CTL_ELEM_VALUE_SIZE 24 /* le64 timestamp, le32[2] or le64[2] */
+#define GB_AUDIO_GET_CONTROL_REQ_SIZE 2 /* control_id, index */
+#define GB_AUDIO_SET_CONTROL_REQ_SIZE (2 + GB_AUDIO_CTL_ELEM_VALUE_SIZE)
+#define GB_AUDIO_DATA_CPORT_REQ_SIZE 2  /* le16 data_cport (GET_PCM, (DE)ACTIVATE_TX/RX) */
+#define GB_AUDIO_PCM_SIZE 10            /* le32 format, le32 rate, channels, sig_bits */
+#define GB_AUDIO_SET_PCM_REQ_SIZE (2 + GB_AUDIO_PCM_SIZE)
+#define GB_AUDIO_DATA_SIZE_REQ_SIZE 4   /* le16 data_cport, le16 size */
+#define GB_AUDIO_EVENT_REQ_SIZE 3       /* jack: widget, attribute, event; button: widget,
+                                           button, event */
+#define GB_AUDIO_SEND_DATA_HEADER_SIZE 8 /* le64 timestamp, then the samples */
+
 /* ---- Log (protocol 0x1a) ---- */
 #define GB_LOG_TYPE_SEND_LOG 0x02
 #define GB_LOG_MAX_LEN 1024

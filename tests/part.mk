@@ -37,6 +37,7 @@ VM_TEST_SRCS := tests/unit/test_vm_main.c tests/unit/test_vm_harness.c \
 	tests/unit/test_vm_spi_nor.c
 VM_TEST_SRCS += tests/unit/test_vm_usb.c tests/unit/test_vm_camera.c
 VM_TEST_SRCS += tests/unit/test_vm_sdio.c
+VM_TEST_SRCS += tests/unit/test_vm_audio.c
 $(eval $(call unit_test,test_vm,$(VM_TEST_SRCS),$(TEST_LIBS)))
 $(eval $(call unit_test,test_vm_ap_path,tests/unit/test_vm_ap_path.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_model_cli,tests/unit/test_unipro_model_cli.c,$(TEST_LIBS)))

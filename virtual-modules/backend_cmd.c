@@ -2,6 +2,7 @@
 // Text commands for interface backends (see backend_cmd.h).
 #include "virtual-modules/backend_cmd.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "virtual-modules/loopback.h"
 #include "virtual-modules/power_supply.h"
 #include "virtual-modules/pwm.h"
+#include "virtual-modules/audio.h"
 #include "virtual-modules/authentication.h"
 #include "virtual-modules/bootrom.h"
 #include "virtual-modules/fw_image.h"
@@ -845,6 +847,170 @@ static int do_sdio(cmd *c)
                st.last_error);
 }
 
+/* A reply value name from a module's name or key: lower case, '_' for blanks and '-'. */
+static void value_name(char *out, size_t cap, const char *from, const char *suffix)
+{
+    size_t n = 0;
+    for (; *from && n + 1 < cap; from++)
+        out[n++] = *from == ' ' || *from == '-' ? '_' : (char)tolower((unsigned char)*from);
+    out[n] = '\0';
+    snprintf(out + n, cap - n, "%s", suffix);
+}
+
+/* audio state: the streams' configuration, the controls by name, the widgets, the jack. */
+static int audio_state(cmd *c, const vm_audio *a)
+{
+    char text[VM_REPLY_TEXT_MAX], name[VM_REPLY_NAME_MAX], fmt[12];
+    size_t n = 0;
+#define ADD(...)                                                                              \
+    do {                                                                                      \
+        if (n < sizeof text)                                                                  \
+            n += (size_t)snprintf(text + n, sizeof text - n, __VA_ARGS__);                    \
+    } while (0)
+    text[0] = '\0';
+    for (size_t i = 0; i < vm_audio_stream_count(a); i++) {
+        const vm_audio_stream *s = vm_audio_get_stream(a, i);
+        ADD("%scport %u %s %u Hz %u ch %u bits tx %u %s rx %u %s", i ? "; " : "", s->cport,
+            vm_audio_format_name(s->pcm.format, fmt, sizeof fmt), vm_audio_rate_hz(s->pcm.rate),
+            s->pcm.channels, s->pcm.sig_bits, s->tx_size, s->tx_active ? "on" : "off",
+            s->rx_size, s->rx_active ? "on" : "off");
+        if (i)
+            continue; /* named values: the first stream's */
+        vm_reply_int(c->r, "data_cport", s->cport);
+        vm_reply_text(c->r, "format", vm_audio_format_name(s->pcm.format, fmt, sizeof fmt));
+        vm_reply_int(c->r, "rate", vm_audio_rate_hz(s->pcm.rate));
+        vm_reply_int(c->r, "channels", s->pcm.channels);
+        vm_reply_int(c->r, "sig_bits", s->pcm.sig_bits);
+        vm_reply_int(c->r, "tx_size", s->tx_size);
+        vm_reply_bool(c->r, "tx_active", s->tx_active);
+        vm_reply_int(c->r, "rx_size", s->rx_size);
+        vm_reply_bool(c->r, "rx_active", s->rx_active);
+        vm_reply_int(c->r, "messages", (int64_t)s->messages);
+        vm_reply_int(c->r, "bytes", (int64_t)s->bytes);
+    }
+    ADD("%scontrols", n ? "; " : "");
+    for (size_t i = 0; i < vm_audio_control_count(a); i++) {
+        vm_audio_control_info ci;
+        vm_audio_get_control(a, i, &ci);
+        bool stereo = ci.count_values == 2;
+        if (ci.item)
+            ADD("%s %s %s", i ? "," : "", ci.name, ci.item);
+        else if (stereo)
+            ADD("%s %s %d %d", i ? "," : "", ci.name, ci.value[0], ci.value[1]);
+        else
+            ADD("%s %s %d", i ? "," : "", ci.name, ci.value[0]);
+        value_name(name, sizeof name, ci.key, stereo ? "_left" : "");
+        vm_reply_int(c->r, name, ci.value[0]);
+        if (stereo) {
+            value_name(name, sizeof name, ci.key, "_right");
+            vm_reply_int(c->r, name, ci.value[1]);
+        }
+    }
+    ADD("; widgets");
+    for (size_t i = 0; i < vm_audio_widget_count(a); i++) {
+        vm_audio_widget_info wi;
+        vm_audio_get_widget(a, i, &wi);
+        ADD("%s %s %s", i ? "," : "", wi.name, wi.enabled ? "on" : "off");
+        value_name(name, sizeof name, wi.name, "_on");
+        vm_reply_bool(c->r, name, wi.enabled);
+    }
+    ADD("; jack %s", !vm_audio_has_jack(a) ? "none" : vm_audio_jack_inserted(a) ? "in" : "out");
+    if (vm_audio_has_jack(a))
+        vm_reply_bool(c->r, "jack", vm_audio_jack_inserted(a));
+#undef ADD
+    return say(c, 0, "%s", text);
+}
+
+/* audio stats: what arrived on the data CPorts, what the management CPort answered. */
+static int audio_stats(cmd *c, const vm_audio *a)
+{
+    char text[VM_REPLY_TEXT_MAX];
+    size_t n = 0;
+    text[0] = '\0';
+    for (size_t i = 0; i < vm_audio_stream_count(a) && n < sizeof text; i++) {
+        const vm_audio_stream *s = vm_audio_get_stream(a, i);
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "cport %u messages %llu bytes %llu frames %llu dropped-inactive "
+                              "%llu dropped-size %llu timestamp %llu activations %llu session "
+                              "%llu bytes crc 0x%08x peak %u; ", s->cport,
+                              (unsigned long long)s->messages, (unsigned long long)s->bytes,
+                              (unsigned long long)s->frames,
+                              (unsigned long long)s->dropped_inactive,
+                              (unsigned long long)s->dropped_size,
+                              (unsigned long long)s->last_timestamp,
+                              (unsigned long long)s->activations,
+                              (unsigned long long)s->session_bytes, s->session_crc,
+                              s->session_peak);
+        if (i)
+            continue;
+        vm_reply_int(c->r, "messages", (int64_t)s->messages);
+        vm_reply_int(c->r, "bytes", (int64_t)s->bytes);
+        vm_reply_int(c->r, "frames", (int64_t)s->frames);
+        vm_reply_int(c->r, "dropped_inactive", (int64_t)s->dropped_inactive);
+        vm_reply_int(c->r, "dropped_size", (int64_t)s->dropped_size);
+        vm_reply_int(c->r, "timestamp", (int64_t)s->last_timestamp);
+        vm_reply_int(c->r, "activations", (int64_t)s->activations);
+        vm_reply_int(c->r, "session_bytes", (int64_t)s->session_bytes);
+        vm_reply_int(c->r, "session_crc", s->session_crc);
+        vm_reply_int(c->r, "peak", s->session_peak);
+    }
+    vm_audio_stats st;
+    vm_audio_get_stats(a, &st);
+    vm_reply_int(c->r, "topology_reads", (int64_t)st.topology_reads);
+    vm_reply_int(c->r, "control_gets", (int64_t)st.control_gets);
+    vm_reply_int(c->r, "control_sets", (int64_t)st.control_sets);
+    vm_reply_int(c->r, "widget_enables", (int64_t)st.widget_enables);
+    vm_reply_int(c->r, "widget_disables", (int64_t)st.widget_disables);
+    vm_reply_int(c->r, "refused", (int64_t)st.refused);
+    vm_reply_int(c->r, "events_sent", (int64_t)st.events_sent);
+    vm_reply_int(c->r, "events_refused", (int64_t)st.events_refused);
+    vm_reply_int(c->r, "events_lost", (int64_t)st.events_lost);
+    return say(c, 0, "%stopology-reads %llu control-gets %llu control-sets %llu "
+               "widget-enables %llu widget-disables %llu refused %llu events %llu "
+               "events-refused %llu events-lost %llu", text,
+               (unsigned long long)st.topology_reads, (unsigned long long)st.control_gets,
+               (unsigned long long)st.control_sets, (unsigned long long)st.widget_enables,
+               (unsigned long long)st.widget_disables, (unsigned long long)st.refused,
+               (unsigned long long)st.events_sent, (unsigned long long)st.events_refused,
+               (unsigned long long)st.events_lost);
+}
+
+/* audio state | stats | jack insert|remove | button press|release [1..4] */
+static int do_audio(cmd *c)
+{
+    vm_audio *a = vm_interface_audio(c->intf, c->cport);
+    if (!a)
+        return no_class(c, "audio");
+    if (!strcmp(c->argv[1], "state"))
+        return nargs(c, 2) ? -1 : audio_state(c, a);
+    if (!strcmp(c->argv[1], "stats"))
+        return nargs(c, 2) ? -1 : audio_stats(c, a);
+    int rc;
+    if (!strcmp(c->argv[1], "jack")) {
+        if (c->argc != 3 || (strcmp(c->argv[2], "insert") && strcmp(c->argv[2], "remove")))
+            return say(c, -1, "audio jack: expected insert or remove");
+        rc = vm_audio_jack(a, c->argv[2][0] == 'i');
+        if (rc == -EALREADY)
+            return say(c, -1, "the jack is already %s", c->argv[2][0] == 'i' ? "in" : "out");
+    } else if (!strcmp(c->argv[1], "button")) {
+        long button = 1;
+        if ((c->argc != 3 && c->argc != 4) ||
+            (strcmp(c->argv[2], "press") && strcmp(c->argv[2], "release")))
+            return say(c, -1, "audio button: expected press or release [BUTTON 1..4]");
+        if (c->argc == 4 && num(c, 3, 1, 4, &button))
+            return -1;
+        rc = vm_audio_button(a, (unsigned)button, c->argv[2][0] == 'p');
+    } else {
+        return say(c, -1, "audio: expected state, stats, jack insert|remove or "
+                   "button press|release [1..4]");
+    }
+    if (rc == -ENODEV)
+        return say(c, -1, "the module has no jack (jack = headset in its behaviour)");
+    if (rc == -ENOTCONN)
+        return say(c, -1, "event lost: the CPort is not connected (the AP suspended it?)");
+    return rc ? errno_reply(c, rc) : say(c, 0, "%s", "");
+}
+
 static const struct {
     const char *name;
     uint8_t type;
@@ -998,7 +1164,7 @@ static const struct {
     {"spi", do_spi},           {"interface", do_interface}, {"firmware", do_firmware},
     {"bootrom", do_bootrom},   {"auth", do_auth},
     {"usb", do_usb},           {"camera", do_camera},
-    {"sdio", do_sdio},
+    {"sdio", do_sdio},         {"audio", do_audio},
 };
 
 int vm_backend_command(vm_interface *intf, const char *line, sim_time now, vm_reply *reply)
@@ -1023,7 +1189,7 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, vm_re
     if (c.argc < 2)
         return say(&c, -1, "expected CLASS[@CPORT] VERB ... (gpio, i2c, uart, battery, hid, "
                    "vibrator, light, loopback, pwm, log, raw, spi, pm, interface, firmware, "
-                   "bootrom, auth, usb, camera, sdio)");
+                   "bootrom, auth, usb, camera, sdio, audio)");
     char *at = strchr(c.argv[0], '@');
     if (at) {
         *at = '\0';
@@ -1037,6 +1203,7 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, vm_re
         if (!strcmp(classes[i].name, c.argv[0]))
             return classes[i].run(&c);
     return say(&c, -1, "unknown class '%s' (gpio, i2c, uart, battery, hid, vibrator, light, "
-               "loopback, pwm, log, raw, spi, pm, interface, firmware, bootrom, auth, usb, camera, sdio)",
+               "loopback, pwm, log, raw, spi, pm, interface, firmware, bootrom, auth, usb, camera, sdio, "
+               "audio)",
                c.argv[0]);
 }

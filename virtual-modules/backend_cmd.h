@@ -16,6 +16,8 @@
 //   usb connect PORT [high|full|low]   usb disconnect PORT   usb status
 //   camera status               camera frame
 //   sdio insert [PATH]          sdio remove   sdio wp on|off  sdio stats
+//   audio state                 audio stats   audio jack insert|remove
+//   audio button press|release [1..4]
 //   pm TYPE STATUS              (control: answer BUNDLE_SUSPEND etc. with STATUS)
 //   interface stats             (what the interface received, sent and dropped)
 //

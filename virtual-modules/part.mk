@@ -16,5 +16,7 @@ VM_SRCS := $(VM_MANIFEST_SRCS) virtual-modules/vm_error.c virtual-modules/behavi
 	virtual-modules/fw_download.c virtual-modules/fw_mgmt.c virtual-modules/authentication.c \
 	virtual-modules/vm_module.c virtual-modules/backend_cmd.c virtual-modules/vm_reply.c virtual-modules/vm_store.c \
 	virtual-modules/sd_card.c virtual-modules/sdio.c \
-	virtual-modules/usb.c virtual-modules/camera.c
+	virtual-modules/usb.c virtual-modules/camera.c \
+	virtual-modules/audio.c virtual-modules/audio_data.c virtual-modules/audio_stream.c \
+	virtual-modules/audio_topology.c
 $(eval $(call library,vm,$(VM_SRCS)))

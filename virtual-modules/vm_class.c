@@ -12,6 +12,7 @@ static const vm_class_ops *const classes[] = {
     &vm_cap_class,
     &vm_sdio_class,
     &vm_usb_class,      &vm_camera_class,
+    &vm_audio_mgmt_class, &vm_audio_data_class,
 };
 
 const vm_class_ops *vm_class_find(uint8_t protocol)

@@ -44,6 +44,11 @@ int vm_endpoint_boot(vm_endpoint *ep, vm_manifest *m, const struct vm_firmware_i
 void vm_endpoint_stage_boot(vm_endpoint *ep, vm_manifest *m, const struct vm_firmware_info *info);
 /* The interface the endpoint belongs to (for handlers that work with a sibling CPort). */
 vm_interface *vm_endpoint_interface(const vm_endpoint *ep);
+/* The CPorts of `protocol` in the endpoint's own bundle, in manifest order: up to cap ids
+ * into ids, and how many there are. For handlers whose protocol names sibling CPorts by id
+ * (audio management configures the bundle's data CPorts); valid from `create` on. */
+size_t vm_endpoint_bundle_cports(const vm_endpoint *ep, uint8_t protocol, uint16_t *ids,
+                                 size_t cap);
 
 /* One request for a handler. The handler writes its response payload into resp[0..cap)
  * and sets resp_len (left 0 for an empty response). It is ignored when the result is not
@@ -103,6 +108,8 @@ extern const vm_class_ops vm_cap_class;
 extern const vm_class_ops vm_sdio_class;
 extern const vm_class_ops vm_usb_class;
 extern const vm_class_ops vm_camera_class;
+extern const vm_class_ops vm_audio_mgmt_class;
+extern const vm_class_ops vm_audio_data_class;
 
 /* Payload helpers for handlers: exact-length checks are the common case. */
 #define VM_REQ_EXPECT_LEN(rq, n)                                                              \

@@ -155,6 +155,23 @@ vm_interface *vm_endpoint_interface(const vm_endpoint *ep)
     return ep->intf;
 }
 
+size_t vm_endpoint_bundle_cports(const vm_endpoint *ep, uint8_t protocol, uint16_t *ids,
+                                 size_t cap)
+{
+    const vm_interface *intf = ep->intf;
+    uint8_t bundle = ep_cport(ep)->bundle_id;
+    size_t n = 0;
+    for (size_t i = 1; i < intf->ncports; i++) {
+        const vm_cport *cp = &intf->cports[i];
+        if (cp->bundle_id != bundle || cp->protocol != protocol)
+            continue;
+        if (n < cap)
+            ids[n] = cp->id;
+        n++;
+    }
+    return n;
+}
+
 void vm_interface_mode_switch_boot(vm_interface *intf)
 {
     if (!intf->boot_staged || intf->boot_pending)

@@ -264,6 +264,19 @@ static void test_catalog_sensor_has_gpio_and_i2c_in_a_bridged_phy_bundle(void)
     vm_manifest_free(m);
 }
 
+/* What gb_audio_probe wants: one audio bundle, one management CPort, data CPorts after. */
+static void test_catalog_speaker_has_an_audio_bundle_with_management_and_data(void)
+{
+    vm_manifest *m = load_catalog("speaker");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    CU_ASSERT_EQUAL(vm_manifest_bundle_count(m), 1);
+    CU_ASSERT_EQUAL(vm_manifest_bundle_class(m, 0), 0x12);
+    CU_ASSERT_EQUAL_FATAL(vm_manifest_bundle_cport_count(m, 0), 2);
+    CU_ASSERT_EQUAL(vm_manifest_cport_protocol(m, vm_manifest_bundle_cport(m, 0, 0)), 0x12);
+    CU_ASSERT_EQUAL(vm_manifest_cport_protocol(m, vm_manifest_bundle_cport(m, 0, 1)), 0x13);
+    vm_manifest_free(m);
+}
+
 static void test_catalog_dual_module_has_two_interface_manifests(void)
 {
     vm_manifest *a = load_catalog("dual.intf1");
@@ -385,6 +398,7 @@ static const unit_test catalog_tests[] = {
     UNIT_TEST(test_every_catalog_manifest_is_valid_without_warnings),
     UNIT_TEST(test_catalog_single_cport_classes_match_their_drivers),
     UNIT_TEST(test_catalog_sensor_has_gpio_and_i2c_in_a_bridged_phy_bundle),
+    UNIT_TEST(test_catalog_speaker_has_an_audio_bundle_with_management_and_data),
     UNIT_TEST(test_catalog_dual_module_has_two_interface_manifests),
     UNIT_TESTS_END,
 };

@@ -121,8 +121,8 @@ static void test_catalog_names_lists_each_entry_once_sorted(void)
     char **names, err[256];
     static const char *const want[] = {"battery", "bootrom", "camera", "dual", "firmware",
                                        "keyboard", "light", "lograw", "loopback", "pwm",
-                                       "sdcard", "sensor", "spi", "spinor", "uart", "usb",
-                                       "vibrator", NULL};
+                                       "sdcard", "sensor", "speaker", "spi", "spinor", "uart",
+                                       "usb", "vibrator", NULL};
     CU_ASSERT_EQUAL(vm_catalog_names(NULL, &names, err, sizeof err),
                     (long)(sizeof want / sizeof want[0]) - 1);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)

@@ -25,6 +25,7 @@ int main(int argc, char **argv)
         {"vm_sdio", vmt_sdio_tests, 0, 0},
         {"vm_usb", vmt_usb_tests, 0, 0},
         {"vm_camera", vmt_camera_tests, 0, 0},
+        {"vm_audio", vmt_audio_tests, 0, 0},
         UNIT_SUITES_END,
     };
     return unit_run(suites, argc, argv);

@@ -18,7 +18,9 @@ static const char everything_mnfs[] =
     "[cport-descriptor 9]\nbundle = 1\nprotocol = 0x09\n"
     "[cport-descriptor 10]\nbundle = 1\nprotocol = 0x0b\n"
     "[bundle-descriptor 7]\nclass = 0x17\n[cport-descriptor 11]\nbundle = 7\nprotocol = 0x1a\n"
-    "[bundle-descriptor 8]\nclass = 0xfe\n[cport-descriptor 12]\nbundle = 8\nprotocol = 0xfe\n";
+    "[bundle-descriptor 8]\nclass = 0xfe\n[cport-descriptor 12]\nbundle = 8\nprotocol = 0xfe\n"
+    "[bundle-descriptor 9]\nclass = 0x12\n[cport-descriptor 13]\nbundle = 9\nprotocol = 0x12\n"
+    "[cport-descriptor 14]\nbundle = 9\nprotocol = 0x13\n";
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
@@ -33,14 +35,15 @@ static uint32_t rnd(void)
 static void test_random_requests_get_exactly_one_wellformed_response(void)
 {
     vmt t;
-    const uint16_t cports[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    const uint16_t cports[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
     CU_ASSERT_FATAL(vmt_up(&t, everything_mnfs,
-                           "[cport 3]\nbackend = loopback\n[cport 12]\nbackend = loopback\n",
-                           cports, 12));
+                           "[cport 3]\nbackend = loopback\n[cport 12]\nbackend = loopback\n"
+                           "[cport 13]\njack = headset\n",
+                           cports, 14));
     static uint8_t payload[GB_MSG_MAX_PAYLOAD];
     unsigned answered = 0, successes = 0;
     for (unsigned iter = 0; iter < 20000; iter++) {
-        uint16_t cport = (uint16_t)(rnd() % 13);
+        uint16_t cport = (uint16_t)(rnd() % 15);
         /* mostly the types and sizes the protocols use, so that valid requests occur */
         uint8_t type = (uint8_t)(rnd() % 4 == 0 ? rnd() % 0x80 : rnd() % 0x10);
         size_t len = rnd() % 8 == 0 ? rnd() % GB_MSG_MAX_PAYLOAD : rnd() % 8;
@@ -90,8 +93,8 @@ static void test_random_requests_get_exactly_one_wellformed_response(void)
 static void test_random_bytes_as_messages_never_crash(void)
 {
     vmt t;
-    const uint16_t cports[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
-    CU_ASSERT_FATAL(vmt_up(&t, everything_mnfs, NULL, cports, 12));
+    const uint16_t cports[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+    CU_ASSERT_FATAL(vmt_up(&t, everything_mnfs, NULL, cports, 14));
     static uint8_t msg[GB_MSG_MAX_SIZE + 16];
     for (unsigned iter = 0; iter < 20000; iter++) {
         size_t len = rnd() % 40;
@@ -104,7 +107,7 @@ static void test_random_bytes_as_messages_never_crash(void)
          * the interface, whatever its type, result and payload */
         gb_msg m;
         if (gb_msg_parse(msg, len, &m) == 0)
-            vm_interface_receive(t.intf, (uint16_t)(rnd() % 14), &m, 0);
+            vm_interface_receive(t.intf, (uint16_t)(rnd() % 16), &m, 0);
         CU_ASSERT_TRUE(t.sink.n <= 8);
     }
     vmt_down(&t);
@@ -118,12 +121,13 @@ static void test_random_command_lines_never_crash(void)
         "send", "recv", "state", "notify", "report", "key", "queue", "ping", "transfer",
         "sink", "stats", "bundle-suspend", "capacity", "status", "0", "1", "7", "255", "256",
         "-1", "0x48", "0x50", "99999999999", "cafe", "abc", "a", "enter", "", "@", "x@y",
-        "inject", "interface", "quiet",
+        "inject", "interface", "quiet", "audio", "audio@14", "jack", "insert", "remove",
+        "button", "press",
     };
     const size_t nw = sizeof words / sizeof words[0];
     vmt t;
-    const uint16_t cports[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
-    CU_ASSERT_FATAL(vmt_up(&t, everything_mnfs, NULL, cports, 12));
+    const uint16_t cports[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+    CU_ASSERT_FATAL(vmt_up(&t, everything_mnfs, "[cport 13]\njack = headset\n", cports, 14));
     vmt_request(&t, 8, 2, GB_HID_TYPE_PWR_ON, NULL, 0);
     for (unsigned iter = 0; iter < 20000; iter++) {
         char line[256] = "";

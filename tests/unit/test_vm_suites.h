@@ -25,5 +25,6 @@ extern const unit_test vmt_firmware_tests[];
 extern const unit_test vmt_sdio_tests[];
 extern const unit_test vmt_usb_tests[];
 extern const unit_test vmt_camera_tests[];
+extern const unit_test vmt_audio_tests[];
 
 #endif
