@@ -41,6 +41,7 @@ extern "C" {
 /* Feature bits negotiated at the handshake (the server keeps the intersection). None are
  * defined in version 1.0; unknown bits are simply not granted. */
 #define GBL_FEATURE_LOCKSTEP 0x00000001u /* the time-grant records are used (lockstep mode) */
+#define GBL_FEATURE_AUDIO 0x00000002u    /* the server answers audio-control records */
 
 /* Record types. The numeric values are wire format and never change meaning. */
 enum gbl_type {
@@ -74,6 +75,9 @@ enum gbl_type {
     GBL_T_TIMESYNC_GET_LAST_EVENT = 0x35, /* no payload; result data: uint64_t frame time */
     GBL_T_LOG_REQUEST = 0x36,         /* no payload; result data: 0..64 bytes of log text,
                                        * empty = no more */
+    GBL_T_AUDIO_CONTROL = 0x37,       /* 3..GBL_AUDIO_CONTROL_MAX bytes: an APBridgeA audio
+                                       * request as ES2's AUDIO_CONTROL vendor request
+                                       * carries it (type u8, i2s_port le16, body) */
 
     GBL_T_RESULT = 0x40,           /* gbl_result (+ data): answer to the request `id`;
                                     * `cport` copies the request's */
@@ -148,6 +152,7 @@ typedef struct gbl_result {        /* 8 bytes, followed by 0..GBL_MAX_PAYLOAD-8 
     uint32_t reserved2;            /* 0 */
 } gbl_result;
 
+#define GBL_AUDIO_CONTROL_MAX 15u  /* longest APBridgeA audio request (SET_CONFIG) */
 #define GBL_LOG_MAX 64u            /* most log text one GBL_T_LOG_REQUEST result carries */
 
 /* A record as the API sees it. On receive, everything (payload included) is a private copy

@@ -38,6 +38,7 @@ static const type_rule rules[] = {
       sizeof(gbl_timesync_authoritative), sizeof(gbl_timesync_authoritative), 0 },
     { GBL_T_TIMESYNC_GET_LAST_EVENT, "timesync-get-last-event", 0, 0, 0 },
     { GBL_T_LOG_REQUEST, "log-request", 0, 0, 0 },
+    { GBL_T_AUDIO_CONTROL, "audio-control", 3, GBL_AUDIO_CONTROL_MAX, 0 },
     { GBL_T_RESULT, "result", sizeof(gbl_result), GBL_MAX_PAYLOAD, 0 },
 };
 

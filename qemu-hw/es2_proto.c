@@ -108,6 +108,49 @@ static void forward(es2_action *a, uint16_t type, uint16_t cport)
     a->cport = cport;
 }
 
+/* An APBridgeA audio request (drivers/staging/greybus/audio_apbridgea.h): a 3-byte header
+ * (type u8, i2s_port le16) and a body whose size the type fixes. The device checks the
+ * framing and the hd CPort a REGISTER/UNREGISTER names; what the requests mean is the
+ * simulator's (the APBridgeA side). */
+static void decode_audio(const es2_ctrl *c, unsigned count, es2_action *a)
+{
+    static const uint8_t body_len[] = {
+        [0x01] = 12, /* SET_CONFIG: format le32, rate le32, mclk_freq le32 */
+        [0x02] = 3,  /* REGISTER_CPORT: cport le16, direction u8 */
+        [0x03] = 3,  /* UNREGISTER_CPORT */
+        [0x04] = 2,  /* SET_TX_DATA_SIZE: size le16 */
+        [0x06] = 0,  /* PREPARE_TX */
+        [0x07] = 8,  /* START_TX: timestamp le64 */
+        [0x08] = 0,  /* STOP_TX */
+        [0x09] = 0,  /* SHUTDOWN_TX */
+        [0x0a] = 2,  /* SET_RX_DATA_SIZE */
+        [0x0c] = 0,  /* PREPARE_RX */
+        [0x0d] = 0,  /* START_RX */
+        [0x0e] = 0,  /* STOP_RX */
+        [0x0f] = 0,  /* SHUTDOWN_RX */
+    };
+    uint8_t type;
+
+    if (!want(c, a, ES2_REQTYPE_OUT, 1, -1, ES2_AUDIO_HEADER)) {
+        return;
+    }
+    type = c->data[0];
+    if (type == 0 || type >= sizeof(body_len) || type == 0x05 || type == 0x0b) {
+        refuse(a, "audio-control request of unknown APBridgeA type 0x%02x", type);
+        return;
+    }
+    if (c->length != ES2_AUDIO_HEADER + body_len[type]) {
+        refuse(a, "audio-control request of APBridgeA type 0x%02x with %u bytes, expected %u",
+               type, c->length, ES2_AUDIO_HEADER + body_len[type]);
+        return;
+    }
+    if ((type == 0x02 || type == 0x03) && !want_cport(c, a, get_le16(c->data + 3), count)) {
+        return;
+    }
+    forward(a, GBL_T_AUDIO_CONTROL, GBL_CPORT_NONE);
+    set_payload(a, c->data, c->length);
+}
+
 static void decode_arpc(const es2_ctrl *c, unsigned count, es2_action *a)
 {
     static const struct {
@@ -278,9 +321,12 @@ void es2_decode_control(const es2_ctrl *c, unsigned count, es2_action *a)
         }
         return;
 
+    case ES2_REQ_AUDIO_CONTROL:
+        decode_audio(c, count, a);
+        return;
+
     case ES2_REQ_EP_MAPPING:
     case ES2_REQ_CSI_TX_CONTROL:
-    case ES2_REQ_AUDIO_CONTROL:
         refuse(a, "%s request (0x%02x) is not implemented by this bridge",
                es2_request_name(c->request), c->request);
         a->unimplemented = 1;

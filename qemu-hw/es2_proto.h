@@ -21,6 +21,7 @@
 #define ES2_ARPC_REQUEST_HEADER 5     /* struct arpc_request_message without data */
 #define ES2_CPORTS_MAX 255            /* the hd CPort id travels in one header byte */
 #define ES2_CPORTS_DEFAULT 44         /* the real APBridgeA's count */
+#define ES2_AUDIO_HEADER 3            /* struct audio_apbridgea_hdr */
 #define ES2_LOG_CHUNK 64              /* APB1_LOG_MSG_SIZE */
 
 /* bmRequestType of the bridge's vendor requests: vendor type, interface recipient. */

@@ -936,6 +936,13 @@ static void es2_handle_control(USBDevice *dev, USBPacket *p, int request, int va
         es2_run_arpc(s, p, &a);
         return;
     case ES2_FORWARD:
+        if (a.gbl_type == GBL_T_AUDIO_CONTROL && es2_link_up(s) &&
+            !(gbl_features(s->link) & GBL_FEATURE_AUDIO)) {
+            qemu_log_mask(LOG_UNIMP, "greybus-es2: audio-control request, but the simulator "
+                          "does not implement APBridgeA audio\n");
+            p->status = USB_RET_STALL;
+            return;
+        }
         if (s->ctrl_packet) {
             /* EP0 carries one transfer at a time; a second one means a confused HCD. */
             qemu_log_mask(LOG_GUEST_ERROR, "greybus-es2: %s while another control request "
@@ -1125,8 +1132,9 @@ static void es2_realize(USBDevice *dev, Error **errp)
                    s->grant_timeout_ms);
         return;
     }
+    cfg.features = GBL_FEATURE_AUDIO;
     if (s->lockstep) {
-        cfg.features = GBL_FEATURE_LOCKSTEP;
+        cfg.features |= GBL_FEATURE_LOCKSTEP;
     }
     usb_desc_create_serial(dev);
     usb_desc_init(dev);

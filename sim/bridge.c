@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gblink/gblink.h"
+#include "sim/bridge_audio.h"
 
 #define BRIDGE_CPORTS_MAX 256u
 
@@ -26,6 +27,7 @@ struct sim_bridge {
     void *log_ctx;
     sim_bridge_sink sink;
     bool has_sink;
+    sim_bridge_audio *audio;
     bridge_cport cports[BRIDGE_CPORTS_MAX];
     sim_bridge_stats st;
 };
@@ -60,6 +62,8 @@ static const char *peer_name(const sim_bridge *b, uint16_t hd_cport, char *buf, 
 static void bridge_receive(void *ctx, uint16_t hd_cport, const gb_msg *m, sim_time now)
 {
     sim_bridge *b = ctx;
+    if (sim_bridge_audio_take(b->audio, hd_cport, m))
+        return; /* audio data for the bridge's I2S output, not for the AP */
     if (!b->has_sink) {
         blog(b, SW_LOG_DEBUG, now, "bridge: no AP connected, %u bytes for hd CPort %u dropped",
              m->h.size, hd_cport);
@@ -75,14 +79,28 @@ static void bridge_receive(void *ctx, uint16_t hd_cport, const gb_msg *m, sim_ti
     b->sink.to_ap(b->sink.ctx, hd_cport, m, now);
 }
 
-sim_bridge *sim_bridge_new(sw_fabric *fabric, gb_svc *svc, uint16_t cport_count, sw_log_fn log,
-                           void *log_ctx)
+/* The audio side's stream: from the bridge's hd CPort into the network, as the AP's
+ * messages go. */
+static void audio_send(void *ctx, uint16_t hd_cport, const gb_msg *m)
+{
+    sim_bridge *b = ctx;
+    b->st.audio_out++;
+    sw_fabric_send(b->fabric, b->port, hd_cport, m);
+}
+
+sim_bridge *sim_bridge_new(const sim_scheduler *sched, sw_fabric *fabric, gb_svc *svc,
+                           uint16_t cport_count, sw_log_fn log, void *log_ctx)
 {
     if (!cport_count || cport_count > BRIDGE_CPORTS_MAX)
         return NULL;
     sim_bridge *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
+    b->audio = sim_bridge_audio_new(sched, cport_count, audio_send, b, log, log_ctx);
+    if (!b->audio) {
+        free(b);
+        return NULL;
+    }
     b->fabric = fabric;
     b->svc = svc;
     b->port = sw_fabric_get_cfg(fabric)->ap_port;
@@ -99,6 +117,7 @@ void sim_bridge_free(sim_bridge *b)
     if (!b)
         return;
     sw_fabric_detach(b->fabric, b->port);
+    sim_bridge_audio_free(b->audio);
     free(b);
 }
 
@@ -199,10 +218,21 @@ uint8_t sim_bridge_cport_op(sim_bridge *b, uint16_t op, uint16_t hd_cport, const
 void sim_bridge_ap_gone(sim_bridge *b, sim_time now)
 {
     memset(b->cports, 0, sizeof b->cports);
+    sim_bridge_audio_reset(b->audio);
     end_session(b, now);
 }
 
 sim_bridge_stats sim_bridge_get_stats(const sim_bridge *b)
 {
     return b->st;
+}
+
+uint8_t sim_bridge_audio_control(sim_bridge *b, const uint8_t *req, size_t len)
+{
+    return sim_bridge_audio_request(b->audio, req, len);
+}
+
+const sim_bridge_audio *sim_bridge_get_audio(const sim_bridge *b)
+{
+    return b->audio;
 }

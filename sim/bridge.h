@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/bridge_audio.h"
 #include "switch-model/fabric.h"
 #include "switch-model/svc.h"
 
@@ -26,10 +27,10 @@ typedef struct sim_bridge_sink {
     void *ctx;
 } sim_bridge_sink;
 
-/* A bridge of `cport_count` hd CPorts on the fabric's AP port. NULL when out of memory. The
- * fabric and the SVC must outlive it. */
-sim_bridge *sim_bridge_new(sw_fabric *fabric, gb_svc *svc, uint16_t cport_count, sw_log_fn log,
-                           void *log_ctx);
+/* A bridge of `cport_count` hd CPorts on the fabric's AP port; `sched` paces its audio
+ * stream. NULL when out of memory. The scheduler, the fabric and the SVC must outlive it. */
+sim_bridge *sim_bridge_new(const sim_scheduler *sched, sw_fabric *fabric, gb_svc *svc,
+                           uint16_t cport_count, sw_log_fn log, void *log_ctx);
 void sim_bridge_free(sim_bridge *b);
 /* Where messages for the AP go; NULL: nowhere yet (they are dropped, at debug level). */
 void sim_bridge_set_sink(sim_bridge *b, const sim_bridge_sink *sink);
@@ -46,8 +47,13 @@ uint8_t sim_bridge_cport_op(sim_bridge *b, uint16_t op, uint16_t hd_cport, const
 /* The AP's side went away (USB reset or unplug, QEMU gone): its session ends. */
 void sim_bridge_ap_gone(sim_bridge *b, sim_time now);
 
+/* An APBridgeA audio request of the AP (sim_bridge_audio_request). Returns GBL_STATUS_*. */
+uint8_t sim_bridge_audio_control(sim_bridge *b, const uint8_t *req, size_t len);
+const sim_bridge_audio *sim_bridge_get_audio(const sim_bridge *b);
+
 typedef struct sim_bridge_stats {
     uint64_t from_ap, to_ap, refused; /* messages; refused: bad CPort or header */
+    uint64_t audio_out;               /* audio data messages the bridge itself sent */
 } sim_bridge_stats;
 sim_bridge_stats sim_bridge_get_stats(const sim_bridge *b);
 

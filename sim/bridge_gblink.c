@@ -225,6 +225,11 @@ static void on_record(void *ctx, const gbl_record *rec)
     case GBL_T_LOG_REQUEST:
         gbl_send_result(g->link, rec, GBL_STATUS_OK, NULL, 0, link_ns(g, g->now));
         return;
+    case GBL_T_AUDIO_CONTROL: {
+        uint8_t status = sim_bridge_audio_control(g->bridge, rec->payload, rec->len);
+        gbl_send_result(g->link, rec, status, NULL, 0, link_ns(g, g->now));
+        return;
+    }
     default:
         glog(g, SW_LOG_INFO, "bridge: %s not supported (Linux 6.1 does not use it)",
              gbl_type_name(rec->type));
@@ -293,7 +298,8 @@ sim_bridge_gblink *sim_bridge_gblink_new(sim_bridge *b, const char *path,
         g->lockstep = true;
         g->lk = *lockstep;
     }
-    gbl_config lc = { .name = "gbvp", .features = lockstep ? GBL_FEATURE_LOCKSTEP : 0 };
+    gbl_config lc = { .name = "gbvp",
+                       .features = GBL_FEATURE_AUDIO | (lockstep ? GBL_FEATURE_LOCKSTEP : 0) };
     gbl_callbacks cb = { .record = on_record, .up = on_up, .down = on_down,
                          .writable = on_writable };
     g->link = gbl_server_new(path, &lc, &cb, g, err, errlen);

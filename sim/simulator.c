@@ -134,7 +134,8 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
         s->svc = gb_svc_new(&sc, &env, s->fabric, why, sizeof why);
     if (s->svc) {
         s->slots = sim_slots_new(s->svc, s->fabric);
-        s->bridge = sim_bridge_new(s->fabric, s->svc, s->cfg.cport_count, log_sink, s);
+        s->bridge = sim_bridge_new(sim_event_kernel_scheduler(s->k), s->fabric, s->svc,
+                                   s->cfg.cport_count, log_sink, s);
     }
     if (!s->slots || !s->bridge) {
         snprintf(err, errlen, "%s", why);
@@ -546,11 +547,37 @@ bool sim_simulator_ap_linked(const sim_simulator *s)
 
 /* ---- reports ---- */
 
+static void print_audio_dir(const char *name, const sim_bridge_audio_dir *d, FILE *out)
+{
+    fprintf(out, "; %s %s", name, d->started ? "started" : d->prepared ? "prepared" : "idle");
+    for (unsigned i = 0; i < d->cports; i++)
+        fprintf(out, "%s%u", i ? "," : " to hd CPort ", d->cport[i]);
+    if (d->messages)
+        fprintf(out, ", %llu messages of %u bytes", (unsigned long long)d->messages,
+                d->data_size);
+}
+
+/* The bridge's I2S port, once the AP has configured it. */
+static void print_audio(sim_bridge_audio_state a, FILE *out)
+{
+    if (!a.configured && !a.tx.cports && !a.rx.cports)
+        return;
+    fprintf(out, "bridge audio: I2S 0 ");
+    if (a.configured)
+        fprintf(out, "%u-bit %u Hz", a.format_bits, a.rate_hz);
+    else
+        fprintf(out, "not configured");
+    print_audio_dir("TX", &a.tx, out);
+    print_audio_dir("RX", &a.rx, out);
+    fprintf(out, "\n");
+}
+
 void sim_simulator_status(sim_simulator *s, FILE *out)
 {
     if (s->gblink)
         fprintf(out, "link: %s, ", sim_bridge_gblink_up(s->gblink) ? "up" : "waiting for QEMU");
     fprintf(out, "SVC handshake %s\n", gb_svc_handshake_done(s->svc) ? "done" : "not done");
+    print_audio(sim_bridge_audio_get_state(sim_bridge_get_audio(s->bridge)), out);
     for (unsigned i = 0; i < s->cfg.num_slots; i++) {
         gb_svc_intf_info in;
         uint8_t id = gb_svc_slot_intf_id(s->svc, i);

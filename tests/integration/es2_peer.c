@@ -35,7 +35,7 @@ static void on_record(void *ctx, const gbl_record *rec)
 
     printf("rx %s cport=%u id=%u len=%u\n", gbl_type_name(rec->type), rec->cport, rec->id,
            rec->len);
-    if (p->answer && rec->type >= GBL_T_CPORT_RESET && rec->type <= GBL_T_LOG_REQUEST)
+    if (p->answer && rec->type >= GBL_T_CPORT_RESET && rec->type <= GBL_T_AUDIO_CONTROL)
         gbl_send_result(p->link, rec, GBL_STATUS_OK, NULL, 0, 0);
     fflush(stdout);
 }

@@ -212,9 +212,78 @@ static void test_unknown_and_unimplemented_requests_are_refused(void)
     CU_ASSERT_EQUAL(a.verdict, ES2_REFUSE);
     CU_ASSERT_FALSE(a.unimplemented);
     CU_ASSERT_PTR_NOT_NULL(strstr(a.why, "unknown vendor request 0x7f"));
-    a = decode(ES2_REQTYPE_OUT, ES2_REQ_AUDIO_CONTROL, 0, 0, 0, NULL);
+    a = decode(ES2_REQTYPE_OUT, ES2_REQ_CSI_TX_CONTROL, 0, 0, 0, NULL);
     CU_ASSERT_EQUAL(a.verdict, ES2_REFUSE);
     CU_ASSERT_TRUE(a.unimplemented);
+}
+
+/* The APBridgeA audio requests gb-audio-codec sends (audio_apbridgea.c), as bytes. */
+static void test_audio_requests_are_forwarded_whole(void)
+{
+    static const uint8_t set_config[15] = { 0x01, 0, 0, 0x02, 0, 0, 0, 0x80, 0, 0, 0,
+                                            0x00, 0xc0, 0x5d, 0x00 };
+    static const uint8_t reg[6] = { 0x02, 0, 0, 5, 0, 0x01 };
+    static const uint8_t start_tx[11] = { 0x07, 0, 0 };
+    static const uint8_t stop_rx[3] = { 0x0e, 0, 0 };
+    es2_action a = decode(ES2_REQTYPE_OUT, ES2_REQ_AUDIO_CONTROL, 0, 0, 15, set_config);
+
+    CU_ASSERT_EQUAL(a.verdict, ES2_FORWARD);
+    CU_ASSERT_EQUAL(a.gbl_type, GBL_T_AUDIO_CONTROL);
+    CU_ASSERT_EQUAL(a.cport, GBL_CPORT_NONE);
+    CU_ASSERT_EQUAL(a.payload_len, 15);
+    CU_ASSERT_EQUAL(memcmp(a.payload, set_config, 15), 0);
+    CU_ASSERT_TRUE(a.payload_len <= GBL_AUDIO_CONTROL_MAX);
+    a = decode(ES2_REQTYPE_OUT, ES2_REQ_AUDIO_CONTROL, 0, 0, 6, reg);
+    CU_ASSERT_EQUAL(a.verdict, ES2_FORWARD);
+    CU_ASSERT_EQUAL(a.payload_len, 6);
+    a = decode(ES2_REQTYPE_OUT, ES2_REQ_AUDIO_CONTROL, 0, 0, 11, start_tx);
+    CU_ASSERT_EQUAL(a.verdict, ES2_FORWARD);
+    a = decode(ES2_REQTYPE_OUT, ES2_REQ_AUDIO_CONTROL, 0, 0, 3, stop_rx);
+    CU_ASSERT_EQUAL(a.verdict, ES2_FORWARD);
+    CU_ASSERT_EQUAL(a.payload[0], 0x0e);
+}
+
+static void test_audio_requests_with_bad_framing_are_refused(void)
+{
+    uint8_t b[16] = { 0x02, 0, 0, 44, 0, 0x01 };
+    es2_action a;
+
+    /* a CPort beyond the bridge's 44 */
+    a = decode(ES2_REQTYPE_OUT, ES2_REQ_AUDIO_CONTROL, 0, 0, 6, b);
+    CU_ASSERT_EQUAL(a.verdict, ES2_REFUSE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(a.why, "CPort 44"));
+    /* the body a type fixes, give or take one byte */
+    b[3] = 1;
+    a = decode(ES2_REQTYPE_OUT, ES2_REQ_AUDIO_CONTROL, 0, 0, 7, b);
+    CU_ASSERT_EQUAL(a.verdict, ES2_REFUSE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(a.why, "expected 6"));
+    a = decode(ES2_REQTYPE_OUT, ES2_REQ_AUDIO_CONTROL, 0, 0, 5, b);
+    CU_ASSERT_EQUAL(a.verdict, ES2_REFUSE);
+    /* shorter than the header, IN instead of OUT, a wValue */
+    a = decode(ES2_REQTYPE_OUT, ES2_REQ_AUDIO_CONTROL, 0, 0, 2, b);
+    CU_ASSERT_EQUAL(a.verdict, ES2_REFUSE);
+    a = decode(ES2_REQTYPE_IN, ES2_REQ_AUDIO_CONTROL, 0, 0, 6, b);
+    CU_ASSERT_EQUAL(a.verdict, ES2_REFUSE);
+    a = decode(ES2_REQTYPE_OUT, ES2_REQ_AUDIO_CONTROL, 1, 0, 6, b);
+    CU_ASSERT_EQUAL(a.verdict, ES2_REFUSE);
+    /* the unused types 0x05 and 0x0b, 0 and past the last */
+    for (unsigned t = 0; t < 256; t++) {
+        b[0] = (uint8_t)t;
+        int known = t >= 1 && t <= 0x0f && t != 0x05 && t != 0x0b;
+        int refused = 1;
+        for (unsigned len = 3; len <= 16; len++) {
+            a = decode(ES2_REQTYPE_OUT, ES2_REQ_AUDIO_CONTROL, 0, 0, (uint16_t)len, b);
+            if (a.verdict == ES2_FORWARD) {
+                refused = 0;
+                CU_ASSERT_TRUE(len <= GBL_AUDIO_CONTROL_MAX);
+            }
+        }
+        CU_ASSERT_EQUAL(refused, !known);
+        if (!known) {
+            a = decode(ES2_REQTYPE_OUT, ES2_REQ_AUDIO_CONTROL, 0, 0, 3, b);
+            CU_ASSERT_PTR_NOT_NULL(strstr(a.why, "unknown APBridgeA type"));
+        }
+    }
 }
 
 static void make_msg(uint8_t *m, uint16_t size, uint8_t cport)
@@ -321,6 +390,8 @@ static const unit_test control_tests[] = {
     UNIT_TEST(test_log_forwards_and_caps_the_reply_at_64_bytes),
     UNIT_TEST(test_timesync_requests_translate_their_payloads),
     UNIT_TEST(test_unknown_and_unimplemented_requests_are_refused),
+    UNIT_TEST(test_audio_requests_are_forwarded_whole),
+    UNIT_TEST(test_audio_requests_with_bad_framing_are_refused),
     UNIT_TESTS_END,
 };
 

@@ -140,7 +140,19 @@ static void test_gblink_round_trip_every_record_type(void)
     CU_ASSERT_EQUAL(p.srv.received, 3);
     CU_ASSERT_EQUAL(p.srv.last.type, GBL_T_CPORT_SHUTDOWN);
 
+    /* An audio request travels as the guest's bytes. */
+    static const uint8_t start_tx[11] = { 0x07, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+    CU_ASSERT_EQUAL(gbl_send_msg(p.cli.l, GBL_T_AUDIO_CONTROL, GBL_CPORT_NONE, 44, 0, start_tx,
+                                 sizeof(start_tx)), 0);
+    w = (want){ &p.srv, 4 };
+    CU_ASSERT_FATAL(tep_run(eps, 2, got_n, &w, TIMEOUT));
+    CU_ASSERT_EQUAL(p.srv.last.type, GBL_T_AUDIO_CONTROL);
+    CU_ASSERT_EQUAL(p.srv.last.id, 44);
+    CU_ASSERT_EQUAL(p.srv.last.len, sizeof(start_tx));
+    CU_ASSERT_EQUAL(memcmp(p.srv.last_data, start_tx, sizeof(start_tx)), 0);
+
     CU_ASSERT_STRING_EQUAL(gbl_type_name(GBL_T_CPORT_FLUSH), "cport-flush");
+    CU_ASSERT_STRING_EQUAL(gbl_type_name(GBL_T_AUDIO_CONTROL), "audio-control");
     CU_ASSERT_STRING_EQUAL(gbl_type_name(0x99), "unknown");
     pair_close(&p);
 }
@@ -160,6 +172,12 @@ static void test_gblink_send_refuses_invalid_records(void)
     CU_ASSERT_EQUAL(gbl_send_msg(p.cli.l, GBL_T_GB_MESSAGE, 1, 0, 0, b,
                                  GBL_MAX_PAYLOAD + 1), -EINVAL);
     CU_ASSERT_EQUAL(gbl_send_msg(p.cli.l, GBL_T_CPORT_CLEAR, GBL_CPORT_NONE, 1, 0, NULL, 0),
+                    -EINVAL);
+    /* an audio request shorter than its 3-byte header or longer than SET_CONFIG's 15 */
+    uint8_t a[16] = { 0x01 };
+    CU_ASSERT_EQUAL(gbl_send_msg(p.cli.l, GBL_T_AUDIO_CONTROL, GBL_CPORT_NONE, 1, 0, a, 2),
+                    -EINVAL);
+    CU_ASSERT_EQUAL(gbl_send_msg(p.cli.l, GBL_T_AUDIO_CONTROL, GBL_CPORT_NONE, 1, 0, a, 16),
                     -EINVAL);
     CU_ASSERT_EQUAL(gbl_state(p.cli.l), GBL_STATE_UP);
     pair_close(&p);
