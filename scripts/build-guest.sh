@@ -464,6 +464,33 @@ mtd_tools() {
 }
 mtd_utils="flash_erase flashcp mtd_debug mtdinfo"
 
+# ALSA's command-line tools (amixer, aplay) from Debian's alsa-utils as a distribution ships
+# them: with libasound.so.2, libm and alsa-lib's configuration (/usr/share/alsa), which
+# amixer and aplay read before they open a card. Prints their directory: bin/, lib/,
+# share/alsa/.
+alsa_tools() {
+    local dir=$cache/initramfs/alsa-utils-$arch t
+    if [ ! -x "$dir/bin/amixer" ]; then
+        say "initramfs: fetching alsa-utils + libasound2 ($deb_arch)"
+        rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/bin" "$dir.tmp/lib" "$dir.tmp/share"
+        deb_fetch "$dir.tmp" alsa-utils libasound2 libasound2-data
+        for t in amixer aplay; do
+            cp "$dir.tmp/root/usr/bin/$t" "$dir.tmp/bin/$t"
+        done
+        cp -L "$(find "$dir.tmp/root" -name libasound.so.2 | head -n 1)" "$dir.tmp/lib/libasound.so.2"
+        cp -L "$("${cross}gcc" -print-file-name=libm.so.6)" "$dir.tmp/lib/libm.so.6"
+        cp -r "$dir.tmp/root/usr/share/alsa" "$dir.tmp/share/alsa"
+        for t in bin/amixer bin/aplay lib/libasound.so.2; do
+            if "${cross}readelf" -d "$dir.tmp/$t" | grep NEEDED |
+                    grep -vE 'lib(c|m|asound)\.so\.[26]|ld-linux' >&2; then
+                die "alsa-utils' $t needs more than glibc, libm and libasound"
+            fi
+        done
+        rm -rf "$dir.tmp/root" "$dir" && mv "$dir.tmp" "$dir"
+    fi
+    echo "$dir"
+}
+
 build_initramfs() {
     if [ "$force" -eq 0 ] && [ -f "$initramfs_image" ]; then
         say "initramfs: cached ($initramfs_out)"
@@ -506,9 +533,10 @@ build_initramfs() {
         "$repo/guest/firmware/mkfw.sh" "$work/firmware/gmp_00000126_00001002_00000043_00000f00_$tag.tftf" \
             "gbvp-$tag" 1 1 "$repo/guest/firmware/s2l-gpio-loopback.mnfs" 8192 >&2
     done
-    local busybox gpio spi lbtest mtd
+    local busybox gpio spi lbtest mtd alsa
     busybox=$(busybox_binary)
     mtd=$(mtd_tools)
+    alsa=$(alsa_tools)
     gpio=$(gpio_tools)
     spi=$(spi_tools)
     lbtest=$(loopback_tool)
@@ -554,6 +582,15 @@ build_initramfs() {
         for t in $mtd_utils; do
             echo "file /usr/sbin/$t $mtd/$t 0755 0 0"
         done
+        for t in amixer aplay; do
+            echo "file /usr/bin/$t $alsa/bin/$t 0755 0 0"
+        done
+        for t in libasound.so.2 libm.so.6; do
+            echo "file /lib/$triplet/$t $alsa/lib/$t 0644 0 0"
+        done
+        echo "dir /usr/share 0755 0 0"
+        (cd "$alsa/share" && find alsa -type d | sort | sed 's|.*|dir /usr/share/& 0755 0 0|' &&
+            find alsa -type f | sort | sed "s|.*|file /usr/share/& $alsa/share/& 0644 0 0|")
         local a
         for a in $applets; do
             [ "$a" = bin/busybox ] && continue

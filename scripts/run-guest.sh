@@ -184,11 +184,27 @@ if [ -n "$image" ]; then
 fi
 initrd_arg=(-initrd "$initrd")
 [ "$initrd" = none ] && initrd_arg=()
+
+# arm64: the device tree virt generates for this machine and memory, with the audio nodes of
+# guest/arm64-audio.dtsi added (the sound card the Greybus audio drivers need; x86_64's
+# machine has no device tree, so its guest has no card).
+dtb=()
+if [ "$arch" = arm64 ]; then
+    need_packages device-tree-compiler
+    rm -f "$dir/virt.dtb"
+    "$qemu" "${firmware[@]}" "${machine[@]}" -accel "$accel" -m "$memory" -smp 1 -nodefaults \
+        -no-user-config -display none -machine "dumpdtb=$dir/virt.dtb" >"$dir/dtb.log" 2>&1
+    [ -s "$dir/virt.dtb" ] || die "QEMU did not dump virt's device tree: $(cat "$dir/dtb.log")"
+    { dtc -q -I dtb -O dts "$dir/virt.dtb" && cat "$repo/guest/arm64-audio.dtsi"; } >"$dir/guest.dts" &&
+        dtc -q -I dts -O dtb -o "$dir/guest.dtb" "$dir/guest.dts" 2>"$dir/dtb.log" ||
+        die "cannot add guest/arm64-audio.dtsi to virt's device tree: $(cat "$dir/dtb.log")"
+    dtb=(-dtb "$dir/guest.dtb")
+fi
 args=("$qemu" "${firmware[@]}" "${machine[@]}" -accel "$accel" "${timing[@]}" -m "$memory" -smp 1
       -nodefaults -no-user-config -display none -no-reboot
       "${console[@]}"
       "${agent_chardev[@]}" "${agent_port[@]}"
-      -kernel "$kernel" "${initrd_arg[@]}" -append "$cmdline"
+      -kernel "$kernel" "${initrd_arg[@]}" "${dtb[@]}" -append "$cmdline"
       "${disk[@]}" "${devices[@]}" "${extra[@]}")
 printf '%q ' "${args[@]}" >"$dir/qemu.cmdline"
 echo >>"$dir/qemu.cmdline"

@@ -82,6 +82,7 @@ INTEGRATION_TESTS += tests/integration/storm_test.sh
 INTEGRATION_TESTS += tests/integration/classes_more_test.sh
 INTEGRATION_TESTS += tests/integration/spinor_test.sh
 INTEGRATION_TESTS += tests/integration/sdcard_test.sh
+INTEGRATION_TESTS += tests/integration/audio_test.sh
 INTEGRATION_TESTS += tests/integration/network_test.sh
 INTEGRATION_TESTS += tests/integration/image_test.sh
 INTEGRATION_TESTS += tests/integration/android_test.sh

@@ -12,8 +12,10 @@ source "$(dirname "$0")/lib.sh"
 
 [ -x "$gbvp" ] || make -j2 "$gbvp" >/dev/null
 # (camera: 6.1 builds no camera driver, GREYBUS_CAMERA depends on BROKEN, so nothing binds
-# its bundle; test_vm_ap_path covers it against the AP model)
-mapfile -t modules < <("$gbvp" module list | awk '$1 != "camera" {print $1}')
+# its bundle; test_vm_ap_path covers it against the AP model. speaker: gb-audio binds only
+# beside the APBridge codec, which 6.1 creates from a device tree alone; the x86_64 guest
+# has none: audio_test.sh runs it on arm64)
+mapfile -t modules < <("$gbvp" module list | awk '$1 != "camera" && $1 != "speaker" {print $1}')
 [ ${#modules[@]} -gt 0 ] || { not_ok "gbvp module list names the catalog"; finish; }
 
 # Slot of each module: one after the other, a module of W interfaces takes W slots.

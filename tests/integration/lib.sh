@@ -74,7 +74,7 @@ trap 'exit 130' INT TERM
 # gbvp_boot [SIM-ARGS...]: builds what is missing, starts `gbvp sim` (standard input from a
 # FIFO, output to run_dir/sim.log) and QEMU with the greybus-es2 device, and waits for the
 # guest agent. Sets sim_t0_ms and qemu_t0_ms (simulator and QEMU start). Ends the test when
-# any step fails.
+# any step fails. GBVP_ARCH=arm64 boots the arm64 guest (QEMU virt) instead of x86_64.
 # (lockstep_sim, lockstep_qemu, es2_lockstep: the lockstep arguments of the booted simulator,
 # of run-guest.sh and of the device, for a test that starts another simulator or QEMU)
 lockstep_sim=() lockstep_qemu=() es2_lockstep=
@@ -85,8 +85,9 @@ gbvp_boot() {
     if ! scripts/build-qemu.sh >"$run_dir/build-qemu.log" 2>&1; then
         not_ok "scripts/build-qemu.sh" "$(tail -n 20 "$run_dir/build-qemu.log")"; finish
     fi
-    local paths
-    if ! paths=$(scripts/build-guest.sh 2>"$run_dir/build-guest.log"); then
+    local paths arch_args=()
+    [ -n "${GBVP_ARCH:-}" ] && arch_args=(--arch "$GBVP_ARCH")
+    if ! paths=$(scripts/build-guest.sh "${arch_args[@]}" 2>"$run_dir/build-guest.log"); then
         not_ok "scripts/build-guest.sh" "$(tail -n 20 "$run_dir/build-guest.log")"; finish
     fi
     kernel=$(sed -n 's/^kernel: //p' <<<"$paths")
@@ -109,7 +110,7 @@ gbvp_boot() {
     fi
     qemu_t0_ms=$(now_ms)
     local out
-    if ! out=$(scripts/run-guest.sh --background --dir "$run_dir" --kernel "$kernel" \
+    if ! out=$(scripts/run-guest.sh "${arch_args[@]}" --background --dir "$run_dir" --kernel "$kernel" \
                  --initrd "$initrd" --device qemu-xhci,id=xhci "${lockstep_qemu[@]}" \
                  --device "greybus-es2,link=$run_dir/gbvp.sock$es2_lockstep" 2>&1); then
         not_ok "QEMU starts with -device greybus-es2" "$out"; finish
