@@ -111,9 +111,11 @@ int tap_power_state(tap *ap, uint8_t intf_id, bool on);
 int tap_mode_switch(tap *ap, uint8_t intf_id);
 /* Binds a bundle as a driver the 6.1 AP lacks would (camera.c, which needs BROKEN):
  * BUNDLE_ACTIVATE, then an enabled connection with a request handler to each of the
- * bundle's CPorts of `protocol`, which tap_hd_cport then finds. 0; -EINVAL (no such bundle,
- * interface not enabled or suspended), -EBUSY (already bound), -ENOENT (no CPort of that
- * protocol), or the error of the step that failed (the bundle is left unbound). */
+ * bundle's CPorts of `protocol`, which tap_hd_cport then finds. On a bound bundle, connects
+ * the CPorts of another protocol (a driver with two, as gb-audio's management and data). 0;
+ * -EINVAL (no such bundle, interface not enabled or suspended), -EBUSY (bound, with that
+ * protocol's CPorts connected), -ENOENT (no CPort of that protocol), or the error of the
+ * step that failed (a bundle bound by this call is left unbound). */
 int tap_bundle_bind(tap *ap, uint8_t intf_id, uint8_t bundle_id, uint8_t protocol);
 /* One class request on the connection to (intf, cport), e.g. GPIO LINE_COUNT; 0 or errno. */
 int tap_functional(tap *ap, uint8_t intf_id, uint16_t cport);

@@ -791,9 +791,13 @@ int tap_bundle_bind(tap *ap, uint8_t intf_id, uint8_t bundle_id, uint8_t protoco
     tap_bundle *b = in ? find_bundle(in, bundle_id) : NULL;
     if (!b || !in->enabled || in->suspended)
         return -EINVAL;
-    if (b->bound)
+    /* a bound bundle takes another protocol's CPorts (gb-audio: management, then data) */
+    bool more = false;
+    for (unsigned i = 0; b->bound && i < b->ncports; i++)
+        more |= b->protocols[i] == protocol && !b->hd_cports[i];
+    if (b->bound && !more)
         return -EBUSY;
-    if (!(in->quirks & TAPQ_NO_BUNDLE_ACTIVATE)) {
+    if (!b->bound && !(in->quirks & TAPQ_NO_BUNDLE_ACTIVATE)) {
         int ret = pm_status(ap, in, GB_CONTROL_TYPE_BUNDLE_ACTIVATE, b->id, true,
                             "BUNDLE_ACTIVATE");
         if (ret)
@@ -813,6 +817,11 @@ int tap_bundle_bind(tap *ap, uint8_t intf_id, uint8_t bundle_id, uint8_t protoco
         ret = tap_conn_enable(ap, in, c, true);
         if (ret)
             break;
+    }
+    if (ret && b->bound) {
+        tap_trace(ap, "bundle %u.%u: protocol 0x%02x's CPorts failed: %d", in->id, b->id,
+                  protocol, ret);
+        return ret;
     }
     if (ret) {
         tap_trace(ap, "bundle %u.%u: bind failed: %d", in->id, b->id, ret);

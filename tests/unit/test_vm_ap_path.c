@@ -16,6 +16,10 @@
 #include "virtual-modules/uart.h"
 #include "virtual-modules/usb.h"
 #include "virtual-modules/camera.h"
+#include "virtual-modules/audio.h"
+#include "virtual-modules/audio_stream.h"
+#include "gblink/gblink.h"
+#include "sim/bridge.h"
 
 static sim_local *RIG;
 
@@ -241,14 +245,78 @@ static void test_camera_configure_capture_flush_through_the_switch(void)
     down();
 }
 
+/* An APBridgeA audio request to the simulator's bridge, as greybus-es2 forwards it. */
+static uint8_t apba(const uint8_t *req, size_t len)
+{
+    return sim_bridge_audio_control(sim_simulator_bridge(sim_local_simulator(RIG)), req, len);
+}
+
+/* Playback as 6.1 would run it if its AIF widget powered up (gbaudio_module_enable_tx and
+ * the codec DAI's ops): the bridge's stream crosses the switch to the speaker's data CPort
+ * once a millisecond, and the module takes every message. */
+static void test_audio_stream_from_the_bridge_reaches_the_speaker(void)
+{
+    tap *ap = up("speaker");
+    CU_ASSERT_TRUE_FATAL(tap_interface(ap, 2).enabled);
+    /* (the test AP has no gb-audio: the test binds the bundle as it does) */
+    CU_ASSERT_EQUAL_FATAL(tap_bundle_bind(ap, 2, 1, GB_PROTOCOL_AUDIO_MGMT), 0);
+    CU_ASSERT_EQUAL_FATAL(tap_bundle_bind(ap, 2, 1, GB_PROTOCOL_AUDIO_DATA), 0);
+    CU_ASSERT_EQUAL(tap_bundle_bind(ap, 2, 1, GB_PROTOCOL_AUDIO_DATA), -EBUSY);
+    uint16_t mgmt = tap_hd_cport(ap, 2, 1), data = tap_hd_cport(ap, 2, 2);
+    CU_ASSERT_NOT_EQUAL_FATAL(mgmt, 0);
+    CU_ASSERT_NOT_EQUAL_FATAL(data, 0);
+    static const uint8_t set_config[15] = { 0x01, 0, 0, 0x02, 0, 0, 0, 0x80, 0, 0, 0,
+                                            0x00, 0xc0, 0x5d, 0x00 };
+    static const uint8_t tx_size[5] = { 0x04, 0, 0, 192, 0 };
+    const uint8_t reg[6] = { 0x02, 0, 0, (uint8_t)data, (uint8_t)(data >> 8), 0x01 };
+    static const uint8_t prepare[3] = { 0x06, 0, 0 }, start[11] = { 0x07, 0, 0 };
+    static const uint8_t stop[3] = { 0x08, 0, 0 };
+    CU_ASSERT_EQUAL(apba(set_config, sizeof set_config), GBL_STATUS_OK);
+    CU_ASSERT_EQUAL(apba(tx_size, sizeof tx_size), GBL_STATUS_OK);
+    CU_ASSERT_EQUAL(apba(reg, sizeof reg), GBL_STATUS_OK);
+    /* SET_PCM {data_cport 2, S16_LE, 48000 Hz, 2 channels, 16 bits}, SET_TX_DATA_SIZE 192,
+     * ACTIVATE_TX, on the management connection */
+    const uint8_t pcm[12] = { 2, 0, 0x04, 0, 0, 0, 0x80, 0, 0, 0, 2, 16 };
+    const uint8_t size[4] = { 2, 0, 192, 0 }, cport[2] = { 2, 0 };
+    CU_ASSERT_EQUAL(tap_conn_op(ap, mgmt, GB_AUDIO_TYPE_SET_PCM, pcm, sizeof pcm, NULL, 0), 0);
+    CU_ASSERT_EQUAL(tap_conn_op(ap, mgmt, GB_AUDIO_TYPE_SET_TX_DATA_SIZE, size, sizeof size,
+                                NULL, 0), 0);
+    CU_ASSERT_EQUAL(tap_conn_op(ap, mgmt, GB_AUDIO_TYPE_ACTIVATE_TX, cport, sizeof cport, NULL,
+                                0), 0);
+    CU_ASSERT_EQUAL(apba(prepare, sizeof prepare), GBL_STATUS_OK);
+    CU_ASSERT_EQUAL(apba(start, sizeof start), GBL_STATUS_OK);
+    sim_simulator *sim = sim_local_simulator(RIG);
+    sim_simulator_process(sim, sim_simulator_now(sim) + SIM_US(9500));
+    CU_ASSERT_EQUAL(apba(stop, sizeof stop), GBL_STATUS_OK);
+    sim_simulator_process(sim, sim_simulator_now(sim) + SIM_MS(5));
+    vm_audio *a = vm_interface_audio(intf0(ap), 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    const vm_audio_stream *st = vm_audio_get_stream(a, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    sim_bridge_audio_state b = sim_bridge_audio_get_state(
+        sim_bridge_get_audio(sim_simulator_bridge(sim)));
+    /* messages at 0..9 ms; each crossed the switch and was taken whole */
+    CU_ASSERT_EQUAL(b.tx.messages, 10);
+    CU_ASSERT_EQUAL(st->messages, 10);
+    CU_ASSERT_EQUAL(st->bytes, 1920);
+    CU_ASSERT_EQUAL(st->frames, 480);
+    CU_ASSERT_EQUAL(st->dropped_inactive + st->dropped_size, 0);
+    CU_ASSERT_EQUAL(st->last_timestamp, 9000000u); /* ns of stream time */
+    CU_ASSERT_EQUAL(st->session_peak, 0); /* the bridge's I2S input is silent */
+    /* nothing arrived at the AP: the bridge's stream does not go there */
+    CU_ASSERT_EQUAL(tap_incoming_dropped(ap), 0);
+    down();
+}
+
 int main(int argc, char **argv)
 {
-    static const unit_test tests[] = {
+static const unit_test tests[] = {
         UNIT_TEST(test_gpio_irq_event_reaches_the_ap_and_its_answer_comes_back),
         UNIT_TEST(test_battery_event_and_uart_data_reach_the_ap),
         UNIT_TEST(test_events_of_a_suspended_bundle_are_lost_not_queued),
         UNIT_TEST(test_usb_root_hub_answers_the_ap_through_the_switch),
         UNIT_TEST(test_camera_configure_capture_flush_through_the_switch),
+        UNIT_TEST(test_audio_stream_from_the_bridge_reaches_the_speaker),
         UNIT_TESTS_END,
     };
     const unit_suite suites[] = {{"vm_ap_path", tests, 0, 0}, UNIT_SUITES_END};
