@@ -15,7 +15,9 @@ usage() {
     cat <<'EOF'
 usage: scripts/run-guest.sh [OPTIONS] [-- EXTRA-QEMU-ARGS...]
 
-  --arch ARCH       x86_64 (default; machine pc) or arm64 (machine virt, cortex-a57)
+  --arch ARCH       x86_64 (default; machine pc) or arm64 (machine virt, cortex-a57;
+                    its device tree is virt's own with guest/arm64-audio.dtsi added,
+                    DIR/guest.dtb: the sound card the Greybus audio drivers need)
   --dir DIR         run directory: console.log, agent.sock, qemu.log, qemu.pid
                     (default: a new /tmp/gbvp-guest.XXXXXX)
   --background      start QEMU and return at once; print the run directory's paths
