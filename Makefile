@@ -140,7 +140,7 @@ install-wireshark:
 # finds them from its own place (gbvp/paths.h); the docs into PREFIX/share/doc/gbvp.
 PREFIX ?= /usr/local
 INSTALL_DATA_FILES = $(wildcard virtual-modules/catalog/* scenarios/*.lua scenarios/modules/* \
-	guest/init guest/agent.c guest/*.config guest/debian/* guest/firmware/* guest/tools/* qemu-hw/*.c qemu-hw/*.h qemu-hw/meson.build \
+	guest/init guest/agent.c guest/*.config guest/*.dtsi guest/debian/* guest/firmware/* guest/tools/* qemu-hw/*.c qemu-hw/*.h qemu-hw/meson.build \
 	qemu-hw/Kconfig gblink/*.c gblink/*.h gblink/meson.build tools/wireshark/greybus.lua \
 	tools/model_plot.py tools/timeline_png.py)
 INSTALL_DOC_FILES = README.md LICENSE $(wildcard docs/*.md)
