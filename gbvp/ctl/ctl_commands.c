@@ -837,7 +837,11 @@ char *ctl_handle(sim_ctl *c, ctl_client *cl, const char *line, size_t len)
             fail(&r, "request is not JSON: the line ends before its closing '%c'", missing);
             g_clear_error(&e);
         } else if (e) {
-            fail(&r, "request is not JSON: %s", e->message);
+            /* json-glib quotes the offending token as it decoded it: a lone surrogate
+             * escape becomes bytes that are not UTF-8 (U+FFFD stands in for them) */
+            char *why = g_utf8_make_valid(e->message, -1);
+            fail(&r, "request is not JSON: %s", why);
+            g_free(why);
             g_clear_error(&e);
         } else if (!json_parser_get_root(p) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p))) {
             fail(&r, "request must be a JSON object");

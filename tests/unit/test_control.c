@@ -130,6 +130,9 @@ static void test_control_refuses_bad_requests_naming_the_problem(void)
           "not valid UTF-8 (a lone surrogate" },
         { "{\"cmd\":\"ping\",\"id\":[\"\\ud800\"be\"]}", "{\"ok\":false" },
         { "{\"cmd\":\"insert\",\"slot\":0,\"module\":\"x\\ud800\"be\"}", "not valid UTF-8" },
+        /* ... and json-glib's own parse error quotes them (fuzz_control, finding 4) */
+        { "{\"cmd\":\"trace\",\"file\":\"\\ud800\"\"x.json\"}",
+          "invalid string constant \\\"\xef\xbf\xbd" },
         /* drive needs a lockstep clock */
         { "{\"cmd\":\"drive\"}", "drive needs a lockstep clock" },
         { "{\"cmd\":\"drive\",\"on\":1}", "field 'on' must be true or false" },
