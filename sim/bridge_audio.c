@@ -60,16 +60,6 @@ static void alog(const sim_bridge_audio *a, sw_log_level level, const char *fmt,
     va_end(ap);
 }
 
-static uint16_t le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 sim_bridge_audio *sim_bridge_audio_new(const sim_scheduler *sched, uint16_t cport_count,
                                        sim_bridge_audio_send_fn send, void *send_ctx,
                                        sw_log_fn log, void *log_ctx)
@@ -115,8 +105,7 @@ static void on_tick(void *ctx)
     uint64_t ts = (a->ticks * a->period) / 1000u;
 
     a->tick = SIM_EVENT_NONE;
-    for (unsigned i = 0; i < GB_AUDIO_SEND_DATA_HEADER_SIZE; i++)
-        payload[i] = (uint8_t)(ts >> (8 * i));
+    gb_put_le64(payload, ts);
     memset(payload + GB_AUDIO_SEND_DATA_HEADER_SIZE, 0, tx->data_size); /* silence */
     size_t n = gb_msg_build(buf, sizeof buf, 0, GB_AUDIO_TYPE_SEND_DATA, 0, payload, plen);
     gb_msg m;
@@ -196,7 +185,7 @@ static uint8_t set_config(sim_bridge_audio *a, const request *r)
     };
     if (want_body(a, r, 12))
         return GBL_STATUS_INVALID;
-    uint32_t format = le32(r->body), rate = le32(r->body + 4);
+    uint32_t format = gb_get_le32(r->body), rate = gb_get_le32(r->body + 4);
     int f = one_bit(format, APBA_PCM_FMT_BITS), q = one_bit(rate, APBA_PCM_RATE_BITS);
     if (f < 0)
         return refuse(a, r, "format 0x%x is not one AUDIO_APBRIDGEA_PCM_FMT_* bit", format);
@@ -208,7 +197,7 @@ static uint8_t set_config(sim_bridge_audio *a, const request *r)
     static const uint32_t bits[APBA_PCM_FMT_BITS] = { 8, 16, 24, 32, 64 };
     a->st.format_bits = bits[f];
     a->st.rate_hz = rates[q];
-    a->st.mclk_hz = le32(r->body + 8);
+    a->st.mclk_hz = gb_get_le32(r->body + 8);
     alog(a, SW_LOG_INFO, "bridge audio: I2S 0 set to %u-bit at %u Hz (MCLK %u Hz)",
          a->st.format_bits, a->st.rate_hz, a->st.mclk_hz);
     return GBL_STATUS_OK;
@@ -232,7 +221,7 @@ static uint8_t register_cport(sim_bridge_audio *a, const request *r, bool add)
 {
     if (want_body(a, r, 3))
         return GBL_STATUS_INVALID;
-    uint16_t cport = le16(r->body);
+    uint16_t cport = gb_get_le16(r->body);
     uint8_t direction = r->body[2];
     sim_bridge_audio_dir *d = dir_of(a, direction);
     const char *dname = direction == APBA_DIRECTION_TX ? "TX" : "RX";
@@ -264,7 +253,7 @@ static uint8_t set_data_size(sim_bridge_audio *a, const request *r, sim_bridge_a
 {
     if (want_body(a, r, 2))
         return GBL_STATUS_INVALID;
-    uint16_t size = le16(r->body);
+    uint16_t size = gb_get_le16(r->body);
     if (size == 0 || size > GB_MSG_MAX_PAYLOAD - GB_AUDIO_SEND_DATA_HEADER_SIZE)
         return refuse(a, r, "%s data size %u is outside 1..%u", dname, size,
                       GB_MSG_MAX_PAYLOAD - GB_AUDIO_SEND_DATA_HEADER_SIZE);
@@ -344,7 +333,7 @@ uint8_t sim_bridge_audio_request(sim_bridge_audio *a, const uint8_t *req, size_t
         return refuse(a, &r, "%zu bytes, shorter than the 3-byte header", len);
     r.body = req + APBA_HEADER;
     r.body_len = len - APBA_HEADER;
-    uint16_t i2s_port = le16(req + 1);
+    uint16_t i2s_port = gb_get_le16(req + 1);
     if (i2s_port != 0)
         return refuse(a, &r, "I2S port %u; the bridge has one, port 0", i2s_port);
     switch (r.type) {
