@@ -44,6 +44,7 @@ struct GbvpAgentPort {
     int listen_fd;
     int conn_fd;
     QEMUTimer *tick;
+    int64_t next_tick;            /* QEMU_CLOCK_VIRTUAL ns: the tick after this one */
     GByteArray *out;              /* guest -> host, not written yet */
     uint8_t in[AGENT_IN_CHUNK];   /* host -> guest, read at a tick, not delivered yet */
     size_t in_len, in_off;
@@ -107,7 +108,20 @@ static void agent_deliver_in(GbvpAgentPort *s)
     s->in_len = s->in_off = 0;
 }
 
-/* A virtual-time tick (vCPU thread, BQL held): the one place host input is taken. */
+/* Ticks fall on multiples of tick_ns, whenever the callback happens to run: re-arming
+ * from the clock's reading would carry any lateness of one tick into all that follow. */
+static void agent_arm_tick(GbvpAgentPort *s)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    if (s->next_tick <= now) {
+        s->next_tick = (now / s->tick_ns + 1) * s->tick_ns;
+    }
+    timer_mod_ns(s->tick, s->next_tick);
+    s->next_tick += s->tick_ns;
+}
+
+/* A virtual-time tick (BQL held): the one place host input is taken. */
 static void agent_tick(void *opaque)
 {
     GbvpAgentPort *s = opaque;
@@ -130,7 +144,7 @@ static void agent_tick(void *opaque)
         }
     }
     agent_deliver_in(s);
-    timer_mod_ns(s->tick, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + s->tick_ns);
+    agent_arm_tick(s);
 }
 
 static ssize_t agent_have_data(VirtIOSerialPort *port, const uint8_t *buf, ssize_t len)
@@ -189,7 +203,8 @@ static void agent_realize(DeviceState *dev, Error **errp)
     }
     s->out = g_byte_array_new();
     s->tick = timer_new_ns(QEMU_CLOCK_VIRTUAL, agent_tick, s);
-    timer_mod_ns(s->tick, s->tick_ns);
+    s->next_tick = s->tick_ns;
+    agent_arm_tick(s);
     virtio_serial_open(port);
 }
 

@@ -235,6 +235,27 @@ grep -qx "subdir('greybus')" "$src/hw/usb/meson.build" ||
 grep -qx "source greybus/Kconfig" "$src/hw/usb/Kconfig" ||
     echo "source greybus/Kconfig" >>"$src/hw/usb/Kconfig"
 
+# --- 3b. gbvp's patches to QEMU itself (qemu-hw/patches/*.patch, each says why) -------------
+# A copy of every applied patch is kept in the tree, so that a patch changed or removed in
+# the project is reversed first and only the files it touches are rebuilt.
+applied=$src/.gbvp-patches
+mkdir -p "$applied"
+for f in $(ls -r "$applied"/*.patch 2>/dev/null); do
+    name=$(basename "$f")
+    cmp -s "$f" "$here/qemu-hw/patches/$name" && continue
+    say "  reversing $name"
+    patch -d "$src" -p1 -R -s <"$f" || die "cannot reverse $name in $src (remove $dir to start afresh)"
+    rm -f "$f"
+done
+for f in "$here"/qemu-hw/patches/*.patch; do
+    [ -f "$f" ] || continue
+    name=$(basename "$f")
+    cmp -s "$f" "$applied/$name" && continue
+    say "  applying $name"
+    patch -d "$src" -p1 -N -s <"$f" || die "$name does not apply to qemu $ver (in $src)"
+    cp "$f" "$applied/$name"
+done
+
 # --- 4. configure ----------------------------------------------------------------------------
 build=$dir/build
 if [ ! -f "$build/build.ninja" ] || [ ! -f "$build/.gbvp-configured" ]; then

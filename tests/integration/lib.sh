@@ -47,10 +47,13 @@ secs() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 
 run_dir=$(mktemp -d /tmp/gbvp-it.XXXXXX)
 qemu_pid= sim_pid=
-# start_burners: two CPU-burning processes (host load for tests that must not mind it);
-# stop_burners ends them (gbvp_cleanup does too).
+# start_burners [N]: N (default two) CPU-burning processes (host load for tests that must
+# not mind it); stop_burners ends them (gbvp_cleanup does too).
 burners=
-start_burners() { for _ in 1 2; do sh -c 'while :; do :; done' & burners+=" $!"; done; }
+start_burners() {
+    local i
+    for ((i = 0; i < ${1:-2}; i++)); do sh -c 'while :; do :; done' & burners+=" $!"; done
+}
 stop_burners() { for p in $burners; do kill "$p" 2>/dev/null; done; burners=; }
 gbvp_cleanup() {
     stop_burners
