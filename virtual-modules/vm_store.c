@@ -4,35 +4,103 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A memory store is sparse: chunks are allocated on their first write, and a chunk never
+ * written reads as `fill`. An 8 MiB card or an erased flash costs memory (and time, at
+ * every insertion) only for what the guest wrote. */
+#define CHUNK_SHIFT 16
+#define CHUNK_SIZE ((size_t)1 << CHUNK_SHIFT)
+
 struct vm_store {
     uint64_t size;
-    uint8_t *mem; /* memory store */
-    int fd;       /* file store, else -1 */
+    uint8_t **chunks; /* memory store: size / CHUNK_SIZE (rounded up) chunks, NULL if unwritten */
+    size_t nchunks;
+    uint8_t fill;
+    int fd;           /* file store, else -1 */
     char *path;
 };
 
 vm_store *vm_store_memory(uint64_t size, uint8_t fill)
 {
-    if (size == 0 || size > SIZE_MAX)
+    if (size == 0 || size > SIZE_MAX - CHUNK_SIZE)
         return NULL;
     vm_store *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->mem = malloc((size_t)size);
-    if (!s->mem) {
+    s->nchunks = (size_t)((size + CHUNK_SIZE - 1) >> CHUNK_SHIFT);
+    s->chunks = calloc(s->nchunks, sizeof *s->chunks);
+    if (!s->chunks) {
         free(s);
         return NULL;
     }
-    memset(s->mem, fill, (size_t)size);
+    s->fill = fill;
     s->size = size;
     s->fd = -1;
     return s;
+}
+
+/* The chunk holding byte `off`, allocated (and filled) when `create`; NULL when it was
+ * never written and !create, or out of memory. */
+static uint8_t *chunk_at(vm_store *s, uint64_t off, bool create)
+{
+    uint8_t **c = &s->chunks[off >> CHUNK_SHIFT];
+    if (!*c && create && (*c = malloc(CHUNK_SIZE)))
+        memset(*c, s->fill, CHUNK_SIZE);
+    return *c;
+}
+
+/* How much of [at, at + left) lies in at's chunk. */
+static size_t piece(uint64_t at, size_t left)
+{
+    size_t in_chunk = CHUNK_SIZE - (size_t)(at & (CHUNK_SIZE - 1));
+    return left < in_chunk ? left : in_chunk;
+}
+
+static void memory_read(vm_store *s, uint64_t off, uint8_t *out, size_t len)
+{
+    for (size_t done = 0, n; done < len; done += n) {
+        uint64_t at = off + done;
+        const uint8_t *c = chunk_at(s, at, false);
+        n = piece(at, len - done);
+        if (c)
+            memcpy(out + done, c + (at & (CHUNK_SIZE - 1)), n);
+        else
+            memset(out + done, s->fill, n);
+    }
+}
+
+static int memory_write(vm_store *s, uint64_t off, const uint8_t *in, size_t len)
+{
+    for (size_t done = 0, n; done < len; done += n) {
+        uint64_t at = off + done;
+        uint8_t *c = chunk_at(s, at, true);
+        if (!c)
+            return -ENOMEM;
+        n = piece(at, len - done);
+        memcpy(c + (at & (CHUNK_SIZE - 1)), in + done, n);
+    }
+    return 0;
+}
+
+/* Filling with the fill value leaves unwritten chunks unallocated. */
+static int memory_fill(vm_store *s, uint64_t off, uint8_t byte, size_t len)
+{
+    for (size_t done = 0, n; done < len; done += n) {
+        uint64_t at = off + done;
+        uint8_t *c = chunk_at(s, at, byte != s->fill);
+        n = piece(at, len - done);
+        if (c)
+            memset(c + (at & (CHUNK_SIZE - 1)), byte, n);
+        else if (byte != s->fill)
+            return -ENOMEM;
+    }
+    return 0;
 }
 
 vm_store *vm_store_file(const char *path, uint64_t size, char *err, size_t errlen)
@@ -87,7 +155,9 @@ void vm_store_free(vm_store *s)
         return;
     if (s->fd >= 0)
         close(s->fd);
-    free(s->mem);
+    for (size_t i = 0; i < s->nchunks; i++)
+        free(s->chunks[i]);
+    free(s->chunks);
     free(s->path);
     free(s);
 }
@@ -111,8 +181,8 @@ int vm_store_read(vm_store *s, uint64_t off, void *buf, size_t len)
 {
     if (!in_range(s, off, len))
         return -ERANGE;
-    if (s->mem) {
-        memcpy(buf, s->mem + off, len);
+    if (s->chunks) {
+        memory_read(s, off, buf, len);
         return 0;
     }
     for (size_t done = 0; done < len;) {
@@ -132,10 +202,8 @@ int vm_store_write(vm_store *s, uint64_t off, const void *buf, size_t len)
 {
     if (!in_range(s, off, len))
         return -ERANGE;
-    if (s->mem) {
-        memcpy(s->mem + off, buf, len);
-        return 0;
-    }
+    if (s->chunks)
+        return memory_write(s, off, buf, len);
     for (size_t done = 0; done < len;) {
         ssize_t n = pwrite(s->fd, (const uint8_t *)buf + done, len - done, (off_t)(off + done));
         if (n < 0 && errno == EINTR)
@@ -151,9 +219,10 @@ int vm_store_fill(vm_store *s, uint64_t off, uint8_t byte, uint64_t len)
 {
     if (!in_range(s, off, len))
         return -ERANGE;
-    if (s->mem) {
-        memset(s->mem + off, byte, (size_t)len);
-        return 0;
+    if (s->chunks) {
+        if (len > SIZE_MAX)
+            return -ERANGE;
+        return memory_fill(s, off, byte, (size_t)len);
     }
     uint8_t chunk[4096];
     memset(chunk, byte, sizeof chunk);

@@ -14,7 +14,8 @@
 
 typedef struct vm_store vm_store;
 
-/* `size` bytes in memory, each `fill` (0xff: an erased flash). NULL when out of memory. */
+/* `size` bytes in memory, each `fill` (0xff: an erased flash), allocated 64 KiB at a time as
+ * they are first written. NULL when out of memory. */
 vm_store *vm_store_memory(uint64_t size, uint8_t fill);
 /* Opens the host file `path` read-write. size 0 takes the file's size (which must be more
  * than 0); otherwise the file must have exactly `size` bytes. NULL with a message naming the
@@ -26,7 +27,8 @@ uint64_t vm_store_size(const vm_store *s);
 /* The host file's path, or NULL for a store in memory. */
 const char *vm_store_path(const vm_store *s);
 
-/* 0, -ERANGE when [off, off + len) is not inside the store, or -errno from the host. */
+/* 0, -ERANGE when [off, off + len) is not inside the store, -ENOMEM when a memory store
+ * cannot grow, or -errno from the host. */
 int vm_store_read(vm_store *s, uint64_t off, void *buf, size_t len);
 int vm_store_write(vm_store *s, uint64_t off, const void *buf, size_t len);
 /* Sets len bytes from off to `byte` (a flash erase). */
