@@ -140,6 +140,8 @@ void tap_free(tap *ap)
     if (!ap)
         return;
     tap_trace_clear(ap);
+    for (unsigned i = 0; i < TAP_MAX_MODULES; i++)
+        free(ap->modules[i].intfs);
     free(ap->trace);
     free(ap->inbox);
     free(ap);

@@ -75,7 +75,9 @@ typedef struct tap_module {
     bool used, disconnected;
     uint8_t id;
     unsigned num;
-    tap_intf intfs[TAP_MAX_MODULE_INTFS];
+    /* num interfaces, allocated when the module is added and kept (unused) after it goes
+     * until the slot takes another module: the AP stays small until modules arrive */
+    tap_intf *intfs;
 } tap_module;
 
 typedef struct tap_msg {

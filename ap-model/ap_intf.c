@@ -656,7 +656,14 @@ void tap_module_inserted(tap *ap, uint8_t id, uint8_t count, uint16_t flags)
         tap_trace(ap, "svc: failed to create module %u", id);
         return;
     }
+    tap_intf *intfs = calloc(count, sizeof *intfs);
+    if (!intfs) {
+        tap_trace(ap, "svc: failed to create module %u: out of memory", id);
+        return;
+    }
+    free(m->intfs);
     memset(m, 0, sizeof *m);
+    m->intfs = intfs;
     m->used = true;
     m->id = id;
     m->num = count;
