@@ -58,6 +58,7 @@ typedef struct run_opts {
     unsigned timeout_s;
     const char *sim_wrapper; /* --sim-wrapper: words run before `gbvp sim` (valgrind ...) */
     const char *log_dir;     /* --log-dir: the logs are copied there at the end */
+    const char *timing;      /* --timing: the simulator's network timing, NULL: its default */
     bool kvm, keep_running, pcap_frames;
     bool lockstep;           /* --lockstep: one virtual clock for QEMU and the simulator */
     unsigned shift;          /* --shift: -icount shift (lockstep) */
@@ -89,7 +90,7 @@ static void usage(FILE *out)
             "usage: gbvp run [--scenario FILE] [--control PATH] [--pcap FILE [--pcap-frames]]\n"
             "                [--trace FILE] [--tap FILE] [--junit FILE] [--seed N]\n"
             "                [--set NAME=VALUE]... [--timeout S] [--log-dir DIR]\n"
-            "                [--lockstep [--shift N] [--quantum NS]]\n"
+            "                [--lockstep [--shift N] [--quantum NS]] [--timing MODE]\n"
             "                [--kvm] [--keep-running] [--qemu PATH] [--kernel PATH]\n"
             "                [--initrd PATH|none] [--image FILE] [--append ARGS]\n"
             "                [--qemu-arg ARG]... [--agent-timeout S] [--arch x86_64|arm64]\n"
@@ -120,6 +121,8 @@ static void usage(FILE *out)
             "                   (default 3)\n"
             "  --quantum NS     lockstep: how late, at most, a message reaches the other side,\n"
             "                   in virtual ns, 1000..100000000 (default 100000)\n"
+            "  --timing MODE    the network's timing in the simulator (gbvp sim --timing):\n"
+            "                   frame (default), message or off (messages cross at once)\n"
             "  --log-dir DIR    keep console.log, sim.log, qemu.log and the guest's dmesg.log\n"
             "                   (fetched at the end) in DIR, passed or failed\n"
             "  --set NAME=VALUE a value the scenario reads with gbvp.arg(NAME, default)\n"
@@ -379,6 +382,10 @@ static bool start_sim(run_ctx *r)
     }
     if (r->o.pcap_frames)
         argv[n++] = "--pcap-frames";
+    if (r->o.timing) {
+        argv[n++] = "--timing";
+        argv[n++] = (char *)r->o.timing;
+    }
     char quantum[24], seed[24];
     if (r->o.lockstep) {
         snprintf(quantum, sizeof quantum, "%u", r->o.quantum_ns);
@@ -389,9 +396,10 @@ static bool start_sim(run_ctx *r)
             argv[n++] = (char *)ls[i];
     }
     argv[n] = NULL;
-    say(r, "simulator: %s%sgbvp sim --link %s --slots 8 --control %s%s (log %s)",
+    say(r, "simulator: %s%sgbvp sim --link %s --slots 8 --control %s%s%s%s (log %s)",
         r->o.sim_wrapper ? r->o.sim_wrapper : "", r->o.sim_wrapper ? " " : "", r->link,
-        r->control, r->o.lockstep ? " --clock lockstep --held" : "", r->sim_log);
+        r->control, r->o.timing ? " --timing " : "", r->o.timing ? r->o.timing : "",
+        r->o.lockstep ? " --clock lockstep --held" : "", r->sim_log);
     r->child = spawn(argv, devnull, log, log, true);
     close(devnull);
     close(log);
@@ -763,6 +771,8 @@ static int parse(int argc, char **argv, run_opts *o)
                 return 2;
         } else if (!strcmp(a, "--sim-wrapper")) {
             slot = &o->sim_wrapper;
+        } else if (!strcmp(a, "--timing")) {
+            slot = &o->timing;
         } else if (!strcmp(a, "--arch")) {
             slot = &o->arch;
         } else {
@@ -776,6 +786,11 @@ static int parse(int argc, char **argv, run_opts *o)
             }
             *slot = argv[++i];
         }
+    }
+    if (o->timing && strcmp(o->timing, "frame") && strcmp(o->timing, "message") &&
+        strcmp(o->timing, "off")) {
+        fprintf(stderr, "gbvp run: --timing %s: want frame, message or off\n", o->timing);
+        return 2;
     }
     if (shift_or_quantum && !o->lockstep) {
         fprintf(stderr, "gbvp run: --shift and --quantum need --lockstep\n");

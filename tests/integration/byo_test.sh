@@ -42,6 +42,8 @@ refused() {
 refused --image "$run_dir/none.img" -- "--image $run_dir/none.img: No such file or directory"
 refused --agent-timeout 0 -- "want whole seconds, 1..3600"
 refused --qemu-arg -- "--qemu-arg needs a value"
+refused --timing fast -- "--timing fast: want frame, message or off"
+refused --timing -- "--timing needs a value"
 
 # --- a guest without the agent -------------------------------------------------------------------
 run --kernel "$kernel" --initrd "$initrd" --append gbvp.agent=none --agent-timeout 20 \
