@@ -6,6 +6,7 @@
 #include "gbvp/ctl/ctl_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +227,32 @@ static bool json_valid_utf8(JsonNode *n)
             if (!g_utf8_validate(name, -1, NULL) || !json_valid_utf8(v))
                 return false;
         return true;
+    }
+    return true;
+}
+
+/* False when a number in n is out of the range of a double (json-glib reads 1e400 as
+ * infinity), which no JSON text can carry back: echoed in an id it made a reply that
+ * was not JSON (fuzz_control, finding 5). */
+static bool json_finite(JsonNode *n)
+{
+    if (JSON_NODE_HOLDS_VALUE(n))
+        return json_node_get_value_type(n) != G_TYPE_DOUBLE || isfinite(json_node_get_double(n));
+    if (JSON_NODE_HOLDS_ARRAY(n)) {
+        JsonArray *a = json_node_get_array(n);
+        for (guint i = 0; i < json_array_get_length(a); i++)
+            if (!json_finite(json_array_get_element(a, i)))
+                return false;
+        return true;
+    }
+    if (JSON_NODE_HOLDS_OBJECT(n)) {
+        JsonObjectIter it;
+        const gchar *name;
+        JsonNode *v;
+        json_object_iter_init(&it, json_node_get_object(n));
+        while (json_object_iter_next(&it, &name, &v))
+            if (!json_finite(v))
+                return false;
     }
     return true;
 }
@@ -850,6 +877,9 @@ char *ctl_handle(sim_ctl *c, ctl_client *cl, const char *line, size_t len)
              * nothing of such a request is used, nor echoed (its id included) */
             fail(&r, "request holds a string that is not valid UTF-8 (a lone surrogate "
                  "escape such as \\ud800?)");
+        } else if (!json_finite(json_parser_get_root(p))) {
+            /* likewise refused whole, its id not echoed */
+            fail(&r, "request holds a number out of the range of a double (such as 1e400)");
         } else {
             r.o = json_node_get_object(json_parser_get_root(p));
             id = json_object_get_member(r.o, "id");

@@ -225,7 +225,18 @@ static char *script(const uint8_t *data, size_t size, size_t ntyped)
 typedef struct budget {
     unsigned calls;
     const char *script; /* for fail() */
+    const uint8_t *data; /* the input, which may itself say "(null)" */
+    size_t size;
 } budget;
+
+static bool input_has(const budget *bu, const char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; n && i + n <= bu->size; i++)
+        if (!memcmp(bu->data + i, s, n))
+            return true;
+    return false;
+}
 
 static budget *budget_of(lua_State *L)
 {
@@ -259,7 +270,9 @@ static int l_check(lua_State *L)
         return 0;
     if (strlen(m) < 8)
         fail("an API error message is too short to say anything", m, bu->script);
-    if (strstr(m, "(null)"))
+    /* a printf of a NULL string; unless the input itself says "(null)" (in a module name,
+     * say), which the message may quote */
+    if (strstr(m, "(null)") && !input_has(bu, "(null)"))
         fail("an API error message has a \"(null)\" in it", m, bu->script);
     return 0;
 }
@@ -295,7 +308,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz_scenario_api: %s\n", err);
         exit(1);
     }
-    budget bu = { .script = code };
+    budget bu = { .script = code, .data = data, .size = size };
     *(budget **)lua_getextraspace(sc->L) = &bu;
     lua_pushcfunction(sc->L, l_check);
     lua_setglobal(sc->L, "__fuzz_check");

@@ -133,6 +133,12 @@ static void test_control_refuses_bad_requests_naming_the_problem(void)
         /* ... and json-glib's own parse error quotes them (fuzz_control, finding 4) */
         { "{\"cmd\":\"trace\",\"file\":\"\\ud800\"\"x.json\"}",
           "invalid string constant \\\"\xef\xbf\xbd" },
+        /* a number json-glib reads as infinity cannot be echoed: refused whole, id and all
+         * (fuzz_control, finding 5: the reply said "id":inf.0) */
+        { "{\"id\":11e400,\"cmd\":\"insert\",\"slot\":0,\"module\":\"sensor\"}",
+          "{\"ok\":false,\"error\":\"request holds a number out of the range of a double" },
+        { "{\"cmd\":\"ping\",\"id\":{\"a\":[-1e999]}}", "out of the range of a double" },
+        { "{\"cmd\":\"ping\",\"id\":1e300}", "\"ok\":true" },
         /* drive needs a lockstep clock */
         { "{\"cmd\":\"drive\"}", "drive needs a lockstep clock" },
         { "{\"cmd\":\"drive\",\"on\":1}", "field 'on' must be true or false" },
