@@ -257,8 +257,15 @@ static uint8_t set_data_size(sim_bridge_audio *a, const request *r, sim_bridge_a
     if (size == 0 || size > GB_MSG_MAX_PAYLOAD - GB_AUDIO_SEND_DATA_HEADER_SIZE)
         return refuse(a, r, "%s data size %u is outside 1..%u", dname, size,
                       GB_MSG_MAX_PAYLOAD - GB_AUDIO_SEND_DATA_HEADER_SIZE);
-    if (d->started)
+    if (d->started && size != d->data_size)
         return refuse(a, r, "%s is streaming; its data size cannot change", dname);
+    if (d->started) {
+        /* 6.1 mutes (STOP, SHUTDOWN) only at hw_free, so an ALSA xrun recovery (stop,
+         * prepare, start) sends the prepare sequence again to a streaming bridge */
+        alog(a, SW_LOG_INFO, "bridge audio: %s data size %u bytes again while it streams "
+             "(the kernel's xrun recovery): unchanged", dname, size);
+        return GBL_STATUS_OK;
+    }
     d->data_size = size;
     alog(a, SW_LOG_INFO, "bridge audio: %s data size %u bytes", dname, size);
     return GBL_STATUS_OK;
@@ -274,8 +281,11 @@ static uint8_t sequence(sim_bridge_audio *a, const request *r, sim_bridge_audio_
     switch (step) {
     case APBA_PREPARE_TX:
     case APBA_PREPARE_RX:
-        if (d->started)
-            return refuse(a, r, "%s is streaming", dname);
+        if (d->started) {
+            alog(a, SW_LOG_INFO, "bridge audio: %s prepared again while it streams (the "
+                 "kernel's xrun recovery): it streams on", dname);
+            return GBL_STATUS_OK;
+        }
         if (!a->st.configured)
             return refuse(a, r, "prepare %s before the I2S port is configured", dname);
         if (!d->data_size)
@@ -287,8 +297,12 @@ static uint8_t sequence(sim_bridge_audio *a, const request *r, sim_bridge_audio_
     case APBA_START_RX:
         if (!d->prepared)
             return refuse(a, r, "start %s before it is prepared", dname);
-        if (d->started)
-            return refuse(a, r, "%s is already streaming", dname);
+        if (d->started) {
+            alog(a, SW_LOG_INFO, "bridge audio: %s started again while it streams (the "
+                 "kernel's xrun recovery): it streams on", dname);
+            a->st.restarts++;
+            return GBL_STATUS_OK;
+        }
         d->started = true;
         what = "started";
         if (tx) {

@@ -38,8 +38,10 @@ void sim_bridge_audio_free(sim_bridge_audio *a);
 
 /* One APBridgeA audio request (header + body, little-endian, as the AP sent it). Every
  * field is checked against the request's type and the port's state; a request that does not
- * fit is refused with a logged reason and changes nothing. Returns the GBL_STATUS_* to
- * answer: OK, or INVALID. */
+ * fit is refused with a logged reason and changes nothing. A direction that streams takes
+ * its own data size, PREPARE and START again and streams on: Linux 6.1 sends them on an
+ * ALSA xrun recovery, with no STOP first. Returns the GBL_STATUS_* to answer: OK, or
+ * INVALID. */
 uint8_t sim_bridge_audio_request(sim_bridge_audio *a, const uint8_t *req, size_t len);
 
 /* A message for the AP on hd CPort `hd_cport`: true when the CPort is registered for
@@ -66,6 +68,7 @@ typedef struct sim_bridge_audio_state {
     uint32_t mclk_hz;
     sim_bridge_audio_dir tx, rx;
     uint64_t refused;                             /* requests refused */
+    uint64_t restarts;   /* START while streaming: 6.1's ALSA xrun recovery, taken as is */
 } sim_bridge_audio_state;
 
 sim_bridge_audio_state sim_bridge_audio_get_state(const sim_bridge_audio *a);

@@ -569,6 +569,9 @@ static void print_audio(sim_bridge_audio_state a, FILE *out)
         fprintf(out, "not configured");
     print_audio_dir("TX", &a.tx, out);
     print_audio_dir("RX", &a.rx, out);
+    if (a.restarts)
+        fprintf(out, "; started again %llu times while streaming (xrun recovery)",
+                (unsigned long long)a.restarts);
     fprintf(out, "\n");
 }
 
