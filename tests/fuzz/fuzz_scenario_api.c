@@ -16,8 +16,8 @@
 //  - odd: the rest is the script itself (Lua text; tests/fuzz/fuzz_scenario_api.dict
 //    holds the API's names).
 // The script is run with sim_scenario_run_string, stopped after a budget of Lua
-// instructions (a count hook raising an error, then raising again at every instruction so
-// that no pcall loop outlives it), with the engine's memory limit at 16 MiB, on the target
+// instructions or of CPU time (a count hook raising an error, then raising again at every
+// instruction so that no pcall loop outlives it), with the engine's memory limit at 16 MiB, on the target
 // wrapped by fuzz_target_guard.h (at most 2 hours of simulated time per input).
 //
 // Checked besides "no crash, no leak, no sanitizer report":
@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gbvp/scenario/scenario_internal.h"
 #include "gbvp/target/target_local.h"
@@ -220,10 +221,15 @@ static char *script(const uint8_t *data, size_t size, size_t ntyped)
 
 #define BUDGET_COUNT 1000  /* the hook runs every this many instructions */
 #define BUDGET_CALLS 200   /* 200 000 instructions per input */
+/* ... and CPU seconds: one instruction can be a megabyte of string.rep (a loop of them
+ * ran past libFuzzer's 25 s timeout on 200 000 instructions), which no count of Lua
+ * instructions bounds */
+#define BUDGET_CPU_NS 3000000000LL
 #define MEM_LIMIT (16u << 20) /* the engine's memory limit (a long string.rep stays quick) */
 
 typedef struct budget {
     unsigned calls;
+    long long cpu_start_ns;
     const char *script; /* for fail() */
     const uint8_t *data; /* the input, which may itself say "(null)" */
     size_t size;
@@ -243,11 +249,18 @@ static budget *budget_of(lua_State *L)
     return *(budget **)lua_getextraspace(L);
 }
 
+static long long cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 static void budget_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     budget *bu = budget_of(L);
-    if (++bu->calls < BUDGET_CALLS)
+    if (++bu->calls < BUDGET_CALLS && cpu_ns() - bu->cpu_start_ns < BUDGET_CPU_NS)
         return;
     /* from now on at every instruction, so a pcall loop cannot catch its way on */
     lua_sethook(L, budget_hook, LUA_MASKCOUNT, 1);
@@ -308,7 +321,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz_scenario_api: %s\n", err);
         exit(1);
     }
-    budget bu = { .script = code, .data = data, .size = size };
+    budget bu = { .script = code, .data = data, .size = size, .cpu_start_ns = cpu_ns() };
     *(budget **)lua_getextraspace(sc->L) = &bu;
     lua_pushcfunction(sc->L, l_check);
     lua_setglobal(sc->L, "__fuzz_check");
