@@ -205,56 +205,36 @@ static bool get_link_slot(req *r, unsigned *slot)
     return get_slot(r, slot);
 }
 
-/* Every string of a parsed request, member names included, is UTF-8. */
-static bool json_valid_utf8(JsonNode *n)
-{
-    if (JSON_NODE_HOLDS_VALUE(n))
-        return json_node_get_value_type(n) != G_TYPE_STRING ||
-               g_utf8_validate(json_node_get_string(n), -1, NULL);
-    if (JSON_NODE_HOLDS_ARRAY(n)) {
-        JsonArray *a = json_node_get_array(n);
-        for (guint i = 0; i < json_array_get_length(a); i++)
-            if (!json_valid_utf8(json_array_get_element(a, i)))
-                return false;
-        return true;
-    }
-    if (JSON_NODE_HOLDS_OBJECT(n)) {
-        JsonObjectIter it;
-        const gchar *name;
-        JsonNode *v;
-        json_object_iter_init(&it, json_node_get_object(n));
-        while (json_object_iter_next(&it, &name, &v))
-            if (!g_utf8_validate(name, -1, NULL) || !json_valid_utf8(v))
-                return false;
-        return true;
-    }
-    return true;
-}
+typedef enum json_echo { JSON_ECHOABLE, JSON_NOT_UTF8, JSON_NOT_FINITE } json_echo;
 
-/* False when a number in n is out of the range of a double (json-glib reads 1e400 as
- * infinity), which no JSON text can carry back: echoed in an id it made a reply that
- * was not JSON (fuzz_control, finding 5). */
-static bool json_finite(JsonNode *n)
+/* Whether a parsed request could be echoed as JSON (the first problem found): every string,
+ * member names included, is UTF-8 (json-glib decodes a lone \uD800..\uDFFF escape into
+ * bytes that are not), and every number is finite (json-glib reads 1e400 as infinity, and
+ * an id holding it made a reply that was not JSON: fuzz_control, finding 5). */
+static json_echo json_echoable(JsonNode *n)
 {
-    if (JSON_NODE_HOLDS_VALUE(n))
-        return json_node_get_value_type(n) != G_TYPE_DOUBLE || isfinite(json_node_get_double(n));
+    if (JSON_NODE_HOLDS_VALUE(n)) {
+        GType t = json_node_get_value_type(n);
+        if (t == G_TYPE_STRING && !g_utf8_validate(json_node_get_string(n), -1, NULL))
+            return JSON_NOT_UTF8;
+        if (t == G_TYPE_DOUBLE && !isfinite(json_node_get_double(n)))
+            return JSON_NOT_FINITE;
+        return JSON_ECHOABLE;
+    }
+    json_echo e = JSON_ECHOABLE;
     if (JSON_NODE_HOLDS_ARRAY(n)) {
         JsonArray *a = json_node_get_array(n);
-        for (guint i = 0; i < json_array_get_length(a); i++)
-            if (!json_finite(json_array_get_element(a, i)))
-                return false;
-        return true;
-    }
-    if (JSON_NODE_HOLDS_OBJECT(n)) {
+        for (guint i = 0; e == JSON_ECHOABLE && i < json_array_get_length(a); i++)
+            e = json_echoable(json_array_get_element(a, i));
+    } else if (JSON_NODE_HOLDS_OBJECT(n)) {
         JsonObjectIter it;
         const gchar *name;
         JsonNode *v;
         json_object_iter_init(&it, json_node_get_object(n));
-        while (json_object_iter_next(&it, &name, &v))
-            if (!json_finite(v))
-                return false;
+        while (e == JSON_ECHOABLE && json_object_iter_next(&it, &name, &v))
+            e = g_utf8_validate(name, -1, NULL) ? json_echoable(v) : JSON_NOT_UTF8;
     }
-    return true;
+    return e;
 }
 
 /* ---- commands ---- */
@@ -849,6 +829,7 @@ char *ctl_handle(sim_ctl *c, ctl_client *cl, const char *line, size_t len)
     json_builder_begin_object(r.b);
     bool ok = false, single = true;
     char missing = 0;
+    json_echo echo;
     JsonNode *id = NULL;
     if (len <= SIM_CTL_MAX_LINE)
         scan_line(line, len, &single, &missing);
@@ -872,12 +853,12 @@ char *ctl_handle(sim_ctl *c, ctl_client *cl, const char *line, size_t len)
             g_clear_error(&e);
         } else if (!json_parser_get_root(p) || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p))) {
             fail(&r, "request must be a JSON object");
-        } else if (!json_valid_utf8(json_parser_get_root(p))) {
+        } else if ((echo = json_echoable(json_parser_get_root(p))) == JSON_NOT_UTF8) {
             /* json-glib decodes a lone \uD800..\uDFFF escape into bytes that are not UTF-8;
              * nothing of such a request is used, nor echoed (its id included) */
             fail(&r, "request holds a string that is not valid UTF-8 (a lone surrogate "
                  "escape such as \\ud800?)");
-        } else if (!json_finite(json_parser_get_root(p))) {
+        } else if (echo == JSON_NOT_FINITE) {
             /* likewise refused whole, its id not echoed */
             fail(&r, "request holds a number out of the range of a double (such as 1e400)");
         } else {

@@ -125,20 +125,20 @@ else
         "status $rc; line before the first fault: ${before:-none}; operations freed with the timer armed: ${freed_armed:-none}" \
         "$(grep -m3 -E 'RIP:|BUG:|panic' "$con" 2>&1)"
 fi
-race calm-kernel --timing off
-summary=$(grep -o 'demo.lua: [0-9]* passed, [0-9]* failed' "$run_dir/calm-kernel.out")
-if [[ $summary == *" 0 failed" ]] && ! grep -q 'run_timer_softirq' "$run_dir/calm-kernel/console.log"; then
-    ok "the same timing on the project's non-preemptible kernel: the demo passes ($summary)"
-else
-    not_ok "the same timing on the project's non-preemptible kernel" "${summary:-no summary}" \
-        "$(grep -m3 -E 'RIP:|BUG:|panic' "$run_dir/calm-kernel/console.log" 2>&1)"
-fi
-race modelled-links --kernel "$kernel" --initrd "$initrd"
-summary=$(grep -o 'demo.lua: [0-9]* passed, [0-9]* failed' "$run_dir/modelled-links.out")
-if [[ $summary == *" 0 failed" ]] && ! grep -q 'run_timer_softirq' "$run_dir/modelled-links/console.log"; then
-    ok "the preemptible kernel with the links' modelled latency (1 us quantum): the demo passes ($summary)"
-else
-    not_ok "the preemptible kernel with the links' modelled latency" "${summary:-no summary}" \
-        "$(grep -m3 -E 'RIP:|BUG:|panic' "$run_dir/modelled-links/console.log" 2>&1)"
-fi
+# control NAME WHAT ARGS...: the same demo must pass, with no fault in the timer wheel
+control() {
+    local name=$1 what=$2 summary
+    shift 2
+    race "$name" "$@"
+    summary=$(grep -o 'demo.lua: [0-9]* passed, [0-9]* failed' "$run_dir/$name.out")
+    if [[ $summary == *" 0 failed" ]] && ! grep -q 'run_timer_softirq' "$run_dir/$name/console.log"; then
+        ok "$what: the demo passes ($summary)"
+    else
+        not_ok "$what" "${summary:-no summary}" \
+            "$(grep -m3 -E 'RIP:|BUG:|panic' "$run_dir/$name/console.log" 2>&1)"
+    fi
+}
+control calm-kernel "the same timing on the project's non-preemptible kernel" --timing off
+control modelled-links "the preemptible kernel with the links' modelled latency (1 us quantum)" \
+    --kernel "$kernel" --initrd "$initrd"
 finish
