@@ -493,7 +493,7 @@ static bool pid_alive(pid_t pid)
     return pid > 0 && kill(pid, 0) == 0;
 }
 
-static void stop_all(run_ctx *r)
+static void stop_qemu(run_ctx *r)
 {
     if (r->qemu_pid > 0) {
         kill(r->qemu_pid, SIGTERM);
@@ -504,6 +504,11 @@ static void stop_all(run_ctx *r)
         r->qemu_pid = 0;
         qemu_pid_sig = 0;
     }
+}
+
+static void stop_all(run_ctx *r)
+{
+    stop_qemu(r);
     if (r->child > 0) {
         /* a wrapper (--sim-wrapper) may be a script: the whole group, spawn() made one */
         kill(r->o.sim_wrapper ? -r->child : r->child, SIGTERM);
@@ -633,6 +638,11 @@ static bool run_scenario(run_ctx *r, double qemu_start)
     }
     if (r->o.log_dir)
         fetch_dmesg(r, sim_remote_target(remote));
+    /* In lockstep QEMU goes while this client still holds the clock: letting go first
+     * would have the simulator grant QEMU's pending barrier, or not, as the host
+     * schedules QEMU's end, and the run's last statistics would differ between runs. */
+    if (r->o.lockstep && !r->o.keep_running)
+        stop_qemu(r);
     sim_remote_free(remote);
     return ok;
 }
