@@ -15,6 +15,7 @@
 #ifndef GBVP_GBLINK_GBLINK_H
 #define GBVP_GBLINK_GBLINK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -241,6 +242,11 @@ int gbl_fd(const gbl_link *l);
  * records delivered (>= 0), or a negative -errno when the link went down in this call
  * (after the down callback ran). Safe to call at any time, e.g. for busy polling. */
 int gbl_process(gbl_link *l);
+
+/* Whether the peer has written records that gbl_process() would deliver now, read from
+ * the shared ring alone: no system call, nothing changes. For a bounded busy-poll before
+ * sleeping on gbl_fd(); false while the link is not UP. */
+bool gbl_has_records(const gbl_link *l);
 
 /* Queues one record for the peer. Returns 0; -EAGAIN when the ring has no room (nothing
  * queued; the writable callback fires when it has); -ENOTCONN when the link is not UP;

@@ -126,6 +126,9 @@ int gbl_ring_fits(gbl_ring *r, uint32_t payload, char *err, size_t errlen);
 int gbl_ring_read(gbl_ring *r, uint8_t *buf, uint32_t *len, char *err, size_t errlen);
 /* Consumer: announces it may sleep. Returns true when data arrived meanwhile (keep going). */
 bool gbl_ring_consumer_arm(gbl_ring *r);
+/* Consumer: whether the producer has published data not read yet. No system call, no
+ * side effect: for polling. */
+bool gbl_ring_has_data(const gbl_ring *r);
 /* Consumer: after reads, true when the producer is blocked and asked to be woken. */
 bool gbl_ring_consumer_kick(gbl_ring *r);
 

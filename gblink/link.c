@@ -707,6 +707,11 @@ uint32_t gbl_features(const gbl_link *l)
     return l->state == GBL_STATE_UP ? l->features : 0;
 }
 
+bool gbl_has_records(const gbl_link *l)
+{
+    return l->state == GBL_STATE_UP && gbl_ring_has_data(&l->rx);
+}
+
 uint32_t gbl_ring_size(const gbl_link *l)
 {
     return l->state == GBL_STATE_UP ? l->tx.size : 0;

@@ -246,6 +246,12 @@ bool gbl_ring_consumer_arm(gbl_ring *r)
     return head != r->local;
 }
 
+bool gbl_ring_has_data(const gbl_ring *r)
+{
+    /* (only compared: gbl_ring_read checks the index when it takes the data) */
+    return atomic_load_explicit(A(r->head), memory_order_acquire) != r->local;
+}
+
 bool gbl_ring_consumer_kick(gbl_ring *r)
 {
     atomic_thread_fence(memory_order_seq_cst);

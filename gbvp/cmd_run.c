@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "gbvp/agent/agent_client.h"
+#include "gbvp/cpu_list.h"
 #include "gbvp/paths.h"
 #include "gbvp/scenario/scenario.h"
 #include "gbvp/target/target_remote.h"
@@ -59,6 +60,7 @@ typedef struct run_opts {
     const char *sim_wrapper; /* --sim-wrapper: words run before `gbvp sim` (valgrind ...) */
     const char *log_dir;     /* --log-dir: the logs are copied there at the end */
     const char *timing;      /* --timing: the simulator's network timing, NULL: its default */
+    const char *sim_cpus, *qemu_cpus; /* --sim-cpus, --qemu-cpus: CPU lists, NULL: any */
     bool kvm, keep_running, pcap_frames;
     bool lockstep;           /* --lockstep: one virtual clock for QEMU and the simulator */
     unsigned shift;          /* --shift: -icount shift (lockstep) */
@@ -94,7 +96,7 @@ static void usage(FILE *out)
             "                [--kvm] [--keep-running] [--qemu PATH] [--kernel PATH]\n"
             "                [--initrd PATH|none] [--image FILE] [--append ARGS]\n"
             "                [--qemu-arg ARG]... [--agent-timeout S] [--arch x86_64|arm64]\n"
-            "                [--sim-wrapper 'COMMAND ARGS']\n\n"
+            "                [--sim-cpus LIST] [--qemu-cpus LIST] [--sim-wrapper 'COMMAND ARGS']\n\n"
             "Builds QEMU and the guest when needed, starts the simulator (gbvp sim) and QEMU\n"
             "(TCG), boots the Linux 6.1 guest against the emulated ES2 bridge and runs a\n"
             "scenario through the simulator's control socket and the guest agent: by default\n"
@@ -149,6 +151,10 @@ static void usage(FILE *out)
             "                   a missing agent is an error\n"
             "  --arch ARCH      the guest: x86_64 (default; QEMU pc) or arm64 (QEMU virt,\n"
             "                   cortex-a57); both with qemu-xhci and greybus-es2\n"
+            "  --sim-cpus LIST  run the simulator on these CPUs (as taskset writes them: 1,\n"
+            "                   0,2, 0-3; gbvp sim --cpus)\n"
+            "  --qemu-cpus LIST run QEMU, every thread of it, on these CPUs; with --sim-cpus\n"
+            "                   on others, the two share no core\n"
             "  --sim-wrapper 'COMMAND ARGS'\n"
             "                   run the simulator under COMMAND (words split at spaces, no\n"
             "                   quoting), e.g. 'valgrind --error-exitcode=99 --leak-check=full';\n"
@@ -386,6 +392,10 @@ static bool start_sim(run_ctx *r)
         argv[n++] = "--timing";
         argv[n++] = (char *)r->o.timing;
     }
+    if (r->o.sim_cpus) {
+        argv[n++] = "--cpus";
+        argv[n++] = (char *)r->o.sim_cpus;
+    }
     char quantum[24], seed[24];
     if (r->o.lockstep) {
         snprintf(quantum, sizeof quantum, "%u", r->o.quantum_ns);
@@ -446,6 +456,10 @@ static bool start_qemu(run_ctx *r)
         argv[n++] = fixed[i];
     if (r->o.kvm)
         argv[n++] = "--kvm";
+    if (r->o.qemu_cpus) {
+        argv[n++] = "--cpus";
+        argv[n++] = (char *)r->o.qemu_cpus;
+    }
     if (r->o.lockstep) {
         char *ls[] = { "--icount", shift, "--seed", seed };
         for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
@@ -783,6 +797,10 @@ static int parse(int argc, char **argv, run_opts *o)
             slot = &o->sim_wrapper;
         } else if (!strcmp(a, "--timing")) {
             slot = &o->timing;
+        } else if (!strcmp(a, "--sim-cpus")) {
+            slot = &o->sim_cpus;
+        } else if (!strcmp(a, "--qemu-cpus")) {
+            slot = &o->qemu_cpus;
         } else if (!strcmp(a, "--arch")) {
             slot = &o->arch;
         } else {
@@ -801,6 +819,14 @@ static int parse(int argc, char **argv, run_opts *o)
         strcmp(o->timing, "off")) {
         fprintf(stderr, "gbvp run: --timing %s: want frame, message or off\n", o->timing);
         return 2;
+    }
+    const char *cpu_opts[][2] = { { "--sim-cpus", o->sim_cpus }, { "--qemu-cpus", o->qemu_cpus } };
+    for (size_t i = 0; i < 2; i++) {
+        char why[320];
+        if (cpu_opts[i][1] && cpu_list_check(cpu_opts[i][1], why, sizeof why)) {
+            fprintf(stderr, "gbvp run: %s: %s\n", cpu_opts[i][0], why);
+            return 2;
+        }
     }
     if (shift_or_quantum && !o->lockstep) {
         fprintf(stderr, "gbvp run: --shift and --quantum need --lockstep\n");

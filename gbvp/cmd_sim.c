@@ -17,6 +17,7 @@
 
 #include "gbvp/cli_opts.h"
 #include "gbvp/ctl/ctl_server.h"
+#include "gbvp/cpu_list.h"
 #include "gbvp/paths.h"
 #include "gbvp/stop_signal.h"
 #include "gbvp/target/target_local.h"
@@ -31,7 +32,7 @@ static void usage(FILE *out)
             "                [--quantum NS] [--quantum-max NS] [--held]\n"
             "                [--timing frame|message|off] [--gear GEAR] [--series A|B] [--lanes N]\n"
             "                [--ber RATE] [--seed N] [--stats FILE.json] [--pcap FILE]\n"
-            "                [--pcap-frames] [--trace FILE.json]\n\n"
+            "                [--pcap-frames] [--trace FILE.json] [--cpus LIST] [--spin US]\n\n"
             "Runs the simulator (SVC, switch, slots, virtual modules) and waits for QEMU's\n"
             "greybus-es2 device on the gblink socket.\n\n"
             "  --link PATH           gblink socket (default: RUNDIR/gbvp.sock, printed at start)\n"
@@ -70,6 +71,11 @@ static void usage(FILE *out)
             "  --pcap-frames         the capture holds every UniPro data-link frame, AFC and\n"
             "                        NAC too (--timing frame)\n"
             "  --trace FILE          write a timeline (trace-event JSON for ui.perfetto.dev)\n"
+            "  --cpus LIST           run on these CPUs only, as taskset writes them (1, 0,2,\n"
+            "                        0-3): with QEMU on others, no core is shared\n"
+            "  --spin US             after a pass that did work, watch QEMU's ring\n"
+            "                        and the clock for up to US microseconds (0..1000) before\n"
+            "                        sleeping; an idle simulator never spins (default 0)\n"
             "  --help                this text\n\n"
             "Commands on standard input: 'insert SLOT MODULE', 'remove SLOT', 'status' (with the\n"
             "timing statistics), 'quit',\n"
@@ -247,12 +253,13 @@ int cmd_sim_main(int argc, char **argv)
     unsigned ninserts = 0;
     const char *control_path = NULL;
     bool held = false;
-    const char *gear = NULL, *series = NULL, *lanes = NULL, *stats_path = NULL;
+    unsigned spin_us = 0;
+    const char *gear = NULL, *series = NULL, *lanes = NULL, *stats_path = NULL, *cpus = NULL;
     const sim_cli_text_opt text_opts[] = {
         { "--link", &cfg.sim.link_path }, { "--catalog", &cfg.sim.catalog_dir },
         { "--control", &control_path }, { "--gear", &gear }, { "--series", &series },
         { "--lanes", &lanes }, { "--stats", &stats_path }, { "--pcap", &cfg.sim.pcap_path },
-        { "--trace", &cfg.sim.trace_path },
+        { "--trace", &cfg.sim.trace_path }, { "--cpus", &cpus },
         { NULL, NULL },
     };
 
@@ -313,6 +320,11 @@ int cmd_sim_main(int argc, char **argv)
                 cfg.sim.lockstep.quantum_ns = ns;
             else
                 cfg.sim.lockstep.quantum_max_ns = ns;
+        } else if (!strcmp(a, "--spin")) {
+            if (parse_uint(v, 1000, &spin_us)) {
+                fprintf(stderr, "gbvp sim: --spin %s: want microseconds, 0..1000\n", v);
+                return 2;
+            }
         } else if (!strcmp(a, "--slots")) {
             if (parse_uint(v, GB_SVC_SLOTS_MAX, &cfg.sim.num_slots) || !cfg.sim.num_slots) {
                 fprintf(stderr, "gbvp sim: --slots %s: want a number from 1 to %u\n", v,
@@ -372,6 +384,14 @@ int cmd_sim_main(int argc, char **argv)
             return 2;
         }
 
+    if (cpus) {
+        char why[320];
+        if (cpu_list_pin_self(cpus, why, sizeof why)) {
+            fprintf(stderr, "gbvp sim: --cpus: %s\n", why);
+            return 2;
+        }
+    }
+
     sim_paths_found found = { .rundir = "" };
     const char *rundir = found.rundir;
     if (resolve_defaults(&cfg, &control_path, &found))
@@ -420,6 +440,7 @@ int cmd_sim_main(int argc, char **argv)
     /* Unbuffered: poll() sees every line still waiting in the descriptor, none hides in
      * stdio's buffer when several arrive at once. */
     setvbuf(stdin, NULL, _IONBF, 0);
+    sim_loop_set_spin(loop, SIM_US(spin_us));
     sim_loop_source input = { .pollfds = input_pollfds, .ready = input_ready, .ctx = &c };
     sim_loop_add(loop, &input);
     sim_loop_source ctl_src = sim_ctl_source(ctl);
@@ -435,6 +456,13 @@ int cmd_sim_main(int argc, char **argv)
     }
     if (stats_path && sim_simulator_write_stats(sim_local_simulator(c.local), stats_path))
         rc = 1;
+    if (spin_us) {
+        sim_loop_spin_stats sp;
+        sim_loop_get_spin_stats(loop, &sp);
+        fprintf(stderr, "gbvp sim: busy-poll: %llu waits spun (%llu ended by QEMU's input, "
+                "%llu by an event due), %.1f ms spinning\n", (unsigned long long)sp.spins,
+                (unsigned long long)sp.input, (unsigned long long)sp.due, (double)sp.spun * 1e-9);
+    }
     sim_ctl_free(ctl);
     sim_local_free(c.local); /* both remove their sockets */
     if (*rundir && rmdir(rundir))

@@ -40,6 +40,8 @@ usage: scripts/run-guest.sh [OPTIONS] [-- EXTRA-QEMU-ARGS...]
                     virtual-time ticks, ioeventfd off), so that the guest runs the same
                     way every time (docs/qemu.md, "Lockstep"); TCG and gbvp's QEMU only
   --seed N          -seed N: the guest's random numbers from a seeded generator
+  --cpus LIST       run QEMU, all its threads, on these CPUs only (taskset -c LIST:
+                    1, 0,2, 0-3), e.g. away from the simulator's (gbvp sim --cpus)
   -h, --help        this help
 
 Anything after "--" goes to QEMU unchanged (e.g. -chardev/-device for greybus-es2).
@@ -51,7 +53,7 @@ die() { echo "run-guest: $*" >&2; exit 1; }
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$repo/scripts/packages.sh"
 arch=x86_64 dir= background=0 interactive=0 accel=tcg qemu= system_qemu=0 kernel= initrd= append= memory=256
-icount= seed= image=
+icount= seed= image= cpus=
 devices=() extra=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -70,6 +72,7 @@ while [ $# -gt 0 ]; do
     --memory) [ $# -ge 2 ] || die "--memory needs a number of MB"; memory=$2; shift 2 ;;
     --icount) [ $# -ge 2 ] || die "--icount needs a shift, 0..10"; icount=$2; shift 2 ;;
     --seed) [ $# -ge 2 ] || die "--seed needs a number"; seed=$2; shift 2 ;;
+    --cpus) [ $# -ge 2 ] || die "--cpus needs a CPU list (e.g. 1, 0,2 or 0-3)"; cpus=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" ;;
@@ -85,6 +88,14 @@ esac
 [ -z "$icount" ] || [[ $icount =~ ^([0-9]|10)$ ]] || die "--icount wants a shift 0..10, not '$icount'"
 [ -z "$icount" ] || [ "$accel" = tcg ] || die "--icount counts TCG's instructions: it excludes --kvm"
 [ -z "$seed" ] || [[ $seed =~ ^[0-9]+$ ]] || die "--seed wants a number, not '$seed'"
+placement=()
+if [ -n "$cpus" ]; then
+    [[ $cpus =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] ||
+        die "--cpus wants a CPU list such as 1, 0,2 or 0-3, not '$cpus'"
+    why=$(taskset -c "$cpus" true 2>&1) ||
+        die "--cpus $cpus: not CPUs this process may use ($(taskset -pc $$ | sed 's/.*: //')): $why"
+    placement=(taskset -c "$cpus")
+fi
 
 # --- the guest images -----------------------------------------------------------------------
 if [ -z "$kernel" ] || [ -z "$initrd" ]; then
@@ -139,7 +150,9 @@ sock=$dir/agent.sock
 [ ${#sock} -lt 108 ] || die "agent socket path $sock is longer than a Unix socket allows (107 bytes): use a shorter --dir"
 rm -f "$sock"
 
-# The agent's channel: a chardev socket served by QEMU's main loop; in lockstep (--icount)
+# The agent's channel: one console port (max_ports=1: the default 31 ports give QEMU's main
+# loop 64 virtqueue eventfds to poll on every pass, for nothing), a chardev socket served by
+# QEMU's main loop; in lockstep (--icount)
 # gbvp's gbvp-agent-port instead, which takes the host's bytes only at virtual-time ticks,
 # with the port served in the vCPU thread (ioeventfd=off), so that the guest gets a command
 # and the host its output at the same virtual time on every run (docs/qemu.md).
@@ -155,12 +168,12 @@ fi
 if [ "$arch" = x86_64 ]; then
     machine=(-M pc)
     cmdline="console=ttyS0 panic=-1 log_buf_len=4M gbvp.agent=/dev/hvc0"
-    agent_port=(-device "virtio-serial-pci$ioev" "${console_dev[@]}")
+    agent_port=(-device "virtio-serial-pci,max_ports=1$ioev" "${console_dev[@]}")
 else
     machine=(-M virt -cpu cortex-a57)
     cmdline="console=ttyAMA0 panic=-1 log_buf_len=4M gbvp.agent=/dev/hvc0"
     # (on virt the virtio transport, virtio-mmio, owns the property)
-    agent_port=(-device virtio-serial-device "${console_dev[@]}")
+    agent_port=(-device virtio-serial-device,max_ports=1 "${console_dev[@]}")
     [ -n "$icount" ] && agent_port+=(-global virtio-mmio.ioeventfd=off)
 fi
 timing=()
@@ -202,7 +215,7 @@ if [ "$arch" = arm64 ]; then
         die "cannot add guest/arm64-audio.dtsi to virt's device tree: $(cat "$dir/dtb.log")"
     dtb=(-dtb "$dir/guest.dtb")
 fi
-args=("$qemu" "${firmware[@]}" "${machine[@]}" -accel "$accel" "${timing[@]}" -m "$memory" -smp 1
+args=("${placement[@]}" "$qemu" "${firmware[@]}" "${machine[@]}" -accel "$accel" "${timing[@]}" -m "$memory" -smp 1
       -nodefaults -no-user-config -display none -no-reboot
       "${console[@]}"
       "${agent_chardev[@]}" "${agent_port[@]}"

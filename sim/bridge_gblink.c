@@ -327,6 +327,11 @@ int sim_bridge_gblink_fd(const sim_bridge_gblink *g)
     return gbl_fd(g->link);
 }
 
+bool sim_bridge_gblink_has_records(const sim_bridge_gblink *g)
+{
+    return gbl_has_records(g->link);
+}
+
 int sim_bridge_gblink_process(sim_bridge_gblink *g, sim_time now)
 {
     if (now > g->now || !g->lockstep)

@@ -32,6 +32,8 @@ sim_bridge_gblink *sim_bridge_gblink_new(sim_bridge *b, const char *path,
 void sim_bridge_gblink_free(sim_bridge_gblink *g);
 /* The descriptor to poll for readability. */
 int sim_bridge_gblink_fd(const sim_bridge_gblink *g);
+/* Whether QEMU has written records not taken yet (gbl_has_records). */
+bool sim_bridge_gblink_has_records(const sim_bridge_gblink *g);
 /* Accepts, reads and answers whatever the peer sent, at simulated time `now`. Returns the
  * number of records handled. */
 int sim_bridge_gblink_process(sim_bridge_gblink *g, sim_time now);

@@ -45,6 +45,17 @@ sim_time sim_loop_wall(const sim_loop *l);
 /* One pass, waiting at most `max_wait` of wall-clock time. Returns the number of ready
  * descriptors, or -errno when poll() failed (EINTR is not a failure). */
 int sim_loop_once(sim_loop *l, sim_time max_wait);
+/* Busy-polling: after a pass that had input or ran events, the next wait first watches the
+ * gblink ring and the clock for at most `max` of wall-clock time (no system call), and
+ * sleeps only for what is left. An idle loop never spins. 0 (the default): never. */
+void sim_loop_set_spin(sim_loop *l, sim_time max);
+typedef struct sim_loop_spin_stats {
+    uint64_t spins;  /* waits that spun first */
+    uint64_t input;  /* of them, ended by QEMU's input */
+    uint64_t due;    /* of them, ended by the next event falling due */
+    sim_time spun;   /* wall-clock time spent spinning, ps */
+} sim_loop_spin_stats;
+void sim_loop_get_spin_stats(const sim_loop *l, sim_loop_spin_stats *out);
 /* Passes until `wall_duration` of wall-clock time has gone by. */
 void sim_loop_run_for(sim_loop *l, sim_time wall_duration);
 

@@ -540,6 +540,16 @@ sim_bridge *sim_simulator_bridge(const sim_simulator *s)
     return s->bridge;
 }
 
+bool sim_simulator_input_waiting(const sim_simulator *s)
+{
+    return s->gblink && sim_bridge_gblink_has_records(s->gblink);
+}
+
+uint64_t sim_simulator_events_run(const sim_simulator *s)
+{
+    return sim_event_kernel_executed(s->k);
+}
+
 bool sim_simulator_ap_linked(const sim_simulator *s)
 {
     return s->gblink && sim_bridge_gblink_up(s->gblink);

@@ -94,6 +94,11 @@ sim_time sim_simulator_idle_for(sim_simulator *s, sim_time wall);
 /* The descriptors the simulator reads (the gblink socket, the modules' ptys): at most cap
  * written (POLLIN), the number it has returned. */
 size_t sim_simulator_pollfds(const sim_simulator *s, struct pollfd *fds, size_t cap);
+/* Whether QEMU has written records the next sim_simulator_process would take (read from the
+ * gblink ring alone, no system call): what a loop busy-polls before it sleeps. */
+bool sim_simulator_input_waiting(const sim_simulator *s);
+/* Events the simulator has run so far. */
+uint64_t sim_simulator_events_run(const sim_simulator *s);
 
 /* ---- the frame's slots ---- */
 

@@ -46,6 +46,8 @@ $(eval $(call unit_test,test_model_sweep,tests/unit/test_model_sweep.c,$(TEST_LI
 $(eval $(call unit_test,test_scenario,tests/unit/test_scenario.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_target_fields,tests/unit/test_target_fields.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_paths,tests/unit/test_paths.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_cpu_list,tests/unit/test_cpu_list.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_sim_loop,tests/unit/test_sim_loop.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_control,tests/unit/test_control.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_scenario_gbvp,tests/unit/test_scenario_gbvp.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_scenario_link,tests/unit/test_scenario_link.c,$(TEST_LIBS)))

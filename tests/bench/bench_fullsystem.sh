@@ -22,6 +22,9 @@
 #   PERF=FILE     also record `perf record -g` of gbvp sim during the runs to FILE and print
 #                 its top symbols
 #   GBVP=PATH     the gbvp binary (default build/gbvp); KEEP=1 keeps the run folder
+#   SIM_CPUS=LIST, QEMU_CPUS=LIST  place the simulator and QEMU (gbvp sim --cpus,
+#                 run-guest.sh --cpus; e.g. SIM_CPUS=1 QEMU_CPUS=0)
+#   SIM_SPIN=US   the simulator's bounded busy-poll (gbvp sim --spin)
 # Needs QEMU and the guest (built and cached on first use, as for gbvp run).
 . "$(dirname "$0")/../integration/lib.sh"
 runs=${RUNS:-3}
@@ -51,13 +54,14 @@ boot() {
     mkfifo "$run_dir/sim.in"
     exec 7<>"$run_dir/sim.in"
     "$gbvp" sim --link "$run_dir/gbvp.sock" --slots 4 --control "$run_dir/control.sock" \
-        <"$run_dir/sim.in" >"$run_dir/sim.log" 2>&1 &
+        ${SIM_CPUS:+--cpus "$SIM_CPUS"} ${SIM_SPIN:+--spin "$SIM_SPIN"} <"$run_dir/sim.in" >"$run_dir/sim.log" 2>&1 &
     sim_pid=$!
     for _ in $(seq 1 100); do [ -S "$run_dir/control.sock" ] && break; sleep 0.05; done
     out=$(scripts/run-guest.sh --background --dir "$run_dir" \
               --kernel "$(sed -n 's/^kernel: //p' <<<"$paths")" \
               --initrd "$(sed -n 's/^initramfs: //p' <<<"$paths")" \
               ${tsc_khz:+--append "tsc_early_khz=$tsc_khz tsc=reliable"} \
+              ${QEMU_CPUS:+--cpus "$QEMU_CPUS"} \
               --device qemu-xhci,id=xhci --device "greybus-es2,link=$run_dir/gbvp.sock" 2>&1) ||
         { not_ok "QEMU starts with -device greybus-es2" "$out"; finish; }
     qemu_pid=$(cat "$run_dir/qemu.pid")

@@ -44,6 +44,9 @@ refused --agent-timeout 0 -- "want whole seconds, 1..3600"
 refused --qemu-arg -- "--qemu-arg needs a value"
 refused --timing fast -- "--timing fast: want frame, message or off"
 refused --timing -- "--timing needs a value"
+refused --sim-cpus 4096 -- "--sim-cpus: '4096' in CPU list '4096' is not a CPU number"
+refused --qemu-cpus 0-x -- "--qemu-cpus: '0-x' in CPU list '0-x' is not a CPU number"
+refused --sim-cpus 1-0 -- "--sim-cpus: the range 1-0 in CPU list '1-0' runs backwards"
 
 # --- a guest without the agent -------------------------------------------------------------------
 run --kernel "$kernel" --initrd "$initrd" --append gbvp.agent=none --agent-timeout 20 \

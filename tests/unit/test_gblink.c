@@ -238,6 +238,28 @@ static void test_gblink_budget_limits_one_call_and_keeps_the_fd_readable(void)
     pair_close(&p);
 }
 
+/* gbl_has_records tells from the ring alone what gbl_process would deliver, for a
+ * busy-poll, and changes nothing. */
+static void test_gblink_has_records_sees_the_ring_without_taking_from_it(void)
+{
+    pair p;
+
+    pair_open(&p, 0);
+    gbl_process(p.srv.l);
+    CU_ASSERT_FALSE(gbl_has_records(p.srv.l));
+    CU_ASSERT_EQUAL(gbl_send_msg(p.cli.l, GBL_T_CPORT_FLUSH, 1, 7, 0, NULL, 0), 0);
+    CU_ASSERT(gbl_has_records(p.srv.l));
+    CU_ASSERT(gbl_has_records(p.srv.l)); /* asking again takes nothing */
+    CU_ASSERT_FALSE(gbl_has_records(p.cli.l)); /* the other direction is empty */
+    CU_ASSERT_EQUAL(p.srv.received, 0);
+    CU_ASSERT_EQUAL(gbl_process(p.srv.l), 1);
+    CU_ASSERT_EQUAL(p.srv.last.id, 7);
+    CU_ASSERT_FALSE(gbl_has_records(p.srv.l));
+    gbl_disconnect(p.cli.l);
+    CU_ASSERT_FALSE(gbl_has_records(p.cli.l)); /* not UP */
+    pair_close(&p);
+}
+
 static void test_gblink_records_sent_before_the_peer_left_are_delivered_first(void)
 {
     pair p;
@@ -1109,6 +1131,7 @@ static const unit_test link_tests[] = {
     UNIT_TEST(test_gblink_ring_wraps_with_every_record_size),
     UNIT_TEST(test_gblink_link_carries_every_message_size_across_the_wrap),
     UNIT_TEST(test_gblink_budget_limits_one_call_and_keeps_the_fd_readable),
+    UNIT_TEST(test_gblink_has_records_sees_the_ring_without_taking_from_it),
     UNIT_TEST(test_gblink_records_sent_before_the_peer_left_are_delivered_first),
     UNIT_TEST(test_gblink_features_are_the_intersection_of_both_offers),
     UNIT_TESTS_END,

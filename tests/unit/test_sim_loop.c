@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// The event loop's waits (sim/loop.h): a timed wait for the next modelled event ends on time,
+// not up to Linux's default 50 us timer slack later; the bounded busy-poll (--spin) takes
+// QEMU's next record from the ring without sleeping, after a pass that did work only.
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gblink/gblink.h"
+#include "sim/loop.h"
+#include "tests/unit/unit.h"
+
+/* In a child: the slack is the thread's, and the test binary keeps its own. */
+static void test_a_loop_sets_its_thread_timer_slack_to_one_microsecond(void)
+{
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        if (prctl(PR_SET_TIMERSLACK, 50000UL, 0UL, 0UL, 0UL))
+            _exit(1);
+        sim_loop *l = sim_loop_new(NULL); /* (the simulator is only borrowed, not used here) */
+        int slack = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+        sim_loop_free(l);
+        _exit(l && slack == 1000 ? 0 : 2);
+    }
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+typedef struct client {
+    unsigned hellos, results;
+} client;
+
+static void client_record(void *ctx, const gbl_record *rec)
+{
+    client *c = ctx;
+    c->hellos += rec->type == GBL_T_HELLO;
+    c->results += rec->type == GBL_T_RESULT;
+}
+
+/* The realtime simulator on a gblink socket, a client playing greybus-es2 and a loop
+ * spinning up to 500 us. */
+static void test_spin_takes_waiting_input_and_an_idle_loop_never_spins(void)
+{
+    char path[64], err[256];
+    snprintf(path, sizeof path, "/tmp/gbvp-test-loop-%d.sock", (int)getpid());
+    sim_config c = { .link_path = path, .num_slots = 1, .log_level = SW_LOG_ERROR };
+    sim_simulator *sim = sim_simulator_new(&c, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
+    sim_loop *l = sim_loop_new(sim);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    sim_loop_set_spin(l, SIM_US(500));
+    client cl = { 0 };
+    gbl_callbacks cb = { .record = client_record };
+    gbl_config lc = { .name = "test es2" };
+    gbl_link *es2 = gbl_client_new(path, &lc, &cb, &cl, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(es2);
+    CU_ASSERT_EQUAL_FATAL(gbl_connect(es2), 0);
+    for (int i = 0; i < 400 && (gbl_state(es2) != GBL_STATE_UP || !cl.hellos); i++) {
+        sim_loop_once(l, SIM_MS(1));
+        gbl_process(es2);
+    }
+    CU_ASSERT_EQUAL_FATAL(gbl_state(es2), GBL_STATE_UP);
+
+    /* idle: at most the one wait after the last busy pass spins */
+    sim_loop_spin_stats a, b;
+    for (int i = 0; i < 5; i++)
+        sim_loop_once(l, SIM_MS(1));
+    sim_loop_get_spin_stats(l, &a);
+    for (int i = 0; i < 5; i++)
+        sim_loop_once(l, SIM_MS(1));
+    sim_loop_get_spin_stats(l, &b);
+    CU_ASSERT_EQUAL(b.spins, a.spins);
+
+    /* a record makes a busy pass; the next one, written meanwhile, is seen in the ring at
+     * once: the wait ends by input, without a sleep */
+    CU_ASSERT_EQUAL(gbl_send_msg(es2, GBL_T_CPORT_FLUSH, 0, 1, 0, NULL, 0), 0);
+    for (int i = 0; i < 20 && cl.results < 1; i++) {
+        sim_loop_once(l, SIM_MS(1));
+        gbl_process(es2);
+    }
+    CU_ASSERT_EQUAL(cl.results, 1);
+    sim_loop_get_spin_stats(l, &a);
+    CU_ASSERT_EQUAL(gbl_send_msg(es2, GBL_T_CPORT_FLUSH, 0, 2, 0, NULL, 0), 0);
+    sim_loop_once(l, SIM_MS(100));
+    sim_loop_get_spin_stats(l, &b);
+    CU_ASSERT_EQUAL(b.spins, a.spins + 1);
+    CU_ASSERT_EQUAL(b.input, a.input + 1);
+    CU_ASSERT(b.spun - a.spun < SIM_US(500));
+    for (int i = 0; i < 20 && cl.results < 2; i++) {
+        sim_loop_once(l, SIM_MS(1));
+        gbl_process(es2);
+    }
+    CU_ASSERT_EQUAL(cl.results, 2);
+
+    /* no spin configured: never */
+    sim_loop_set_spin(l, 0);
+    sim_loop_get_spin_stats(l, &a);
+    CU_ASSERT_EQUAL(gbl_send_msg(es2, GBL_T_CPORT_FLUSH, 0, 3, 0, NULL, 0), 0);
+    for (int i = 0; i < 5; i++)
+        sim_loop_once(l, SIM_MS(1));
+    sim_loop_get_spin_stats(l, &b);
+    CU_ASSERT_EQUAL(b.spins, a.spins);
+    gbl_free(es2);
+    sim_loop_free(l);
+    sim_simulator_free(sim);
+}
+
+static const unit_test tests[] = {
+    UNIT_TEST(test_a_loop_sets_its_thread_timer_slack_to_one_microsecond),
+    UNIT_TEST(test_spin_takes_waiting_input_and_an_idle_loop_never_spins),
+    UNIT_TESTS_END,
+};
+
+static const unit_suite suites[] = {
+    { "sim_loop", tests, 0, 0 },
+    UNIT_SUITES_END,
+};
+
+int main(int argc, char **argv)
+{
+    return unit_run(suites, argc, argv);
+}
