@@ -194,6 +194,7 @@ struct GreybusES2State {
     USBEndpoint *ep_arpc_in;
     USBEndpoint *ep_cport_out;
     uint8_t wakeup_eps;           /* bit n: usb_wakeup() endpoint n from the BH */
+    unsigned in_usb;              /* inside one of our USB callbacks (xHCI's transfer) */
 
     ES2Queue cport_in;            /* Greybus messages for the AP, CPort id in pad[0] */
     ES2Queue arpc_in;             /* 3-byte ARPC responses */
@@ -333,16 +334,19 @@ static void es2_wake_endpoints(GreybusES2State *s)
     }
 }
 
-/* At a barrier the wakeup is immediate (xHCI is not inside a transfer of ours then, and a
- * bottom half would run at a moment the host decides); otherwise it is deferred, since a
- * wakeup for the endpoint xHCI is processing right now would be lost. */
+/* The wakeup is immediate unless xHCI is inside a transfer of ours: records are taken from
+ * the ring by the main loop's descriptor handler, a timer or the barrier, all with the BQL
+ * and outside xHCI, so the guest gets the message without another main-loop pass (and at a
+ * barrier without a bottom half, which would run at a moment the host decides). Inside one
+ * of our USB callbacks it is deferred, since a wakeup for the endpoint xHCI is processing
+ * right now would be lost. */
 static void es2_schedule_wakeup(GreybusES2State *s, int ep)
 {
     s->wakeup_eps |= 1u << ep;
-    if (s->in_barrier) {
-        es2_wake_endpoints(s);
-    } else {
+    if (s->in_usb) {
         qemu_bh_schedule(s->wakeup_bh);
+    } else {
+        es2_wake_endpoints(s);
     }
 }
 
@@ -899,10 +903,10 @@ static bool es2_standard_request(USBPacket *p, int request, int value, int index
     return false;
 }
 
-static void es2_handle_control(USBDevice *dev, USBPacket *p, int request, int value,
-                               int index, int length, uint8_t *data)
+static void es2_control(GreybusES2State *s, USBPacket *p, int request, int value,
+                        int index, int length, uint8_t *data)
 {
-    GreybusES2State *s = GREYBUS_ES2(dev);
+    USBDevice *dev = &s->dev;
     es2_ctrl c = {
         .request_type = request >> 8,
         .request = request & 0xff,
@@ -1038,10 +1042,18 @@ static void es2_data_out(GreybusES2State *s, USBPacket *p)
     }
 }
 
-static void es2_handle_data(USBDevice *dev, USBPacket *p)
+static void es2_handle_control(USBDevice *dev, USBPacket *p, int request, int value,
+                               int index, int length, uint8_t *data)
 {
     GreybusES2State *s = GREYBUS_ES2(dev);
 
+    s->in_usb++;
+    es2_control(s, p, request, value, index, length, data);
+    s->in_usb--;
+}
+
+static void es2_data(GreybusES2State *s, USBPacket *p)
+{
     if (p->pid == USB_TOKEN_IN && p->ep->nr == ES2_EP_CPORT_IN) {
         es2_data_in(s, p, &s->cport_in);
     } else if (p->pid == USB_TOKEN_IN && p->ep->nr == ES2_EP_ARPC_IN) {
@@ -1054,6 +1066,15 @@ static void es2_handle_data(USBDevice *dev, USBPacket *p)
                       p->ep->nr);
         p->status = USB_RET_STALL;
     }
+}
+
+static void es2_handle_data(USBDevice *dev, USBPacket *p)
+{
+    GreybusES2State *s = GREYBUS_ES2(dev);
+
+    s->in_usb++;
+    es2_data(s, p);
+    s->in_usb--;
 }
 
 static void es2_unrealize(USBDevice *dev);
