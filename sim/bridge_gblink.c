@@ -332,10 +332,12 @@ bool sim_bridge_gblink_has_records(const sim_bridge_gblink *g)
     return gbl_has_records(g->link);
 }
 
-int sim_bridge_gblink_process(sim_bridge_gblink *g, sim_time now)
+int sim_bridge_gblink_process(sim_bridge_gblink *g, sim_time now, bool look)
 {
     if (now > g->now || !g->lockstep)
         g->now = now;
+    if (!look)
+        return 0;
     int n = gbl_process(g->link);
     if (g->refuse[0]) {
         glog(g, SW_LOG_ERROR, "bridge: %s; dropping the connection", g->refuse);

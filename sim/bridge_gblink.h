@@ -35,8 +35,9 @@ int sim_bridge_gblink_fd(const sim_bridge_gblink *g);
 /* Whether QEMU has written records not taken yet (gbl_has_records). */
 bool sim_bridge_gblink_has_records(const sim_bridge_gblink *g);
 /* Accepts, reads and answers whatever the peer sent, at simulated time `now`. Returns the
- * number of records handled. */
-int sim_bridge_gblink_process(sim_bridge_gblink *g, sim_time now);
+ * number of records handled. With `look` false only the time is taken: the caller knows
+ * the descriptor is quiet and the ring empty. */
+int sim_bridge_gblink_process(sim_bridge_gblink *g, sim_time now, bool look);
 /* The peer is connected and the rings are up. */
 bool sim_bridge_gblink_up(const sim_bridge_gblink *g);
 /* Lockstep: answers a waiting peer with its next span (sim/lockstep.h) given the simulator's

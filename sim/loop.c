@@ -118,6 +118,7 @@ int sim_loop_once(sim_loop *l, sim_time max_wait)
     size_t n = sim_simulator_pollfds(l->sim, fds, SIM_LOOP_FDS_MAX);
     if (n > SIM_LOOP_FDS_MAX)
         n = SIM_LOOP_FDS_MAX;
+    size_t n_sim = n;
     for (int i = 0; i < SIM_LOOP_SOURCES_MAX; i++) {
         loop_slot *s = &l->sources[i];
         if (!s->used)
@@ -154,6 +155,8 @@ int sim_loop_once(sim_loop *l, sim_time max_wait)
             hold = h;
     }
     sim_simulator_hold(l->sim, hold);
+    if (ready >= 0)
+        sim_simulator_polled(l->sim, fds, n_sim);
     uint64_t events = sim_simulator_events_run(l->sim);
     sim_simulator_process(l->sim, sim_simulator_clock_now(l->sim, sim_loop_wall(l)));
     l->busy = ready > 0 || sim_simulator_events_run(l->sim) != events;

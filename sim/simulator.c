@@ -25,6 +25,7 @@ struct sim_simulator {
     sim_slots *slots;
     sim_bridge *bridge;
     sim_bridge_gblink *gblink; /* NULL: the AP is in this process */
+    bool gblink_quiet;         /* the loop's poll found its descriptor quiet (this pass) */
     sim_capture *capture;      /* NULL when not capturing */
     sim_trace *trace;          /* NULL when not tracing */
     bool trace_failure_told;
@@ -249,7 +250,9 @@ void sim_simulator_process(sim_simulator *s, sim_time until)
 {
     advance(s, until);
     if (s->gblink)
-        sim_bridge_gblink_process(s->gblink, s->now);
+        sim_bridge_gblink_process(s->gblink, s->now,
+                                  !s->gblink_quiet || sim_bridge_gblink_has_records(s->gblink));
+    s->gblink_quiet = false;
     sim_slots_service(s->slots);
     gb_svc_tick(s->svc, s->now);
     if (s->capture)
@@ -538,6 +541,11 @@ sw_fabric *sim_simulator_fabric(const sim_simulator *s)
 sim_bridge *sim_simulator_bridge(const sim_simulator *s)
 {
     return s->bridge;
+}
+
+void sim_simulator_polled(sim_simulator *s, const struct pollfd *fds, size_t n)
+{
+    s->gblink_quiet = s->gblink && n && !fds[0].revents;
 }
 
 bool sim_simulator_input_waiting(const sim_simulator *s)

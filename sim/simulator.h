@@ -94,6 +94,11 @@ sim_time sim_simulator_idle_for(sim_simulator *s, sim_time wall);
 /* The descriptors the simulator reads (the gblink socket, the modules' ptys): at most cap
  * written (POLLIN), the number it has returned. */
 size_t sim_simulator_pollfds(const sim_simulator *s, struct pollfd *fds, size_t cap);
+/* What the loop's poll found on the descriptors sim_simulator_pollfds gave it (n of them,
+ * revents filled), for the next sim_simulator_process only: a quiet gblink descriptor with
+ * nothing in the ring spares that pass gblink's own system call. Without it (tests that
+ * call sim_simulator_process alone) every pass looks. */
+void sim_simulator_polled(sim_simulator *s, const struct pollfd *fds, size_t n);
 /* Whether QEMU has written records the next sim_simulator_process would take (read from the
  * gblink ring alone, no system call): what a loop busy-polls before it sleeps. */
 bool sim_simulator_input_waiting(const sim_simulator *s);
