@@ -27,7 +27,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: gbvp sim [--link PATH] [--slots N] [--insert SLOT:MODULE]... [--log LEVEL]\n"
+            "usage: gbvp sim [--link PATH] [--slots N] [--cports N] [--insert SLOT:MODULE]...\n"
+            "                [--log LEVEL]\n"
             "                [--catalog DIR] [--control PATH] [--clock realtime|unpaced|lockstep]\n"
             "                [--quantum NS] [--quantum-max NS] [--held]\n"
             "                [--timing frame|message|off] [--gear GEAR] [--series A|B] [--lanes N]\n"
@@ -37,6 +38,8 @@ static void usage(FILE *out)
             "greybus-es2 device on the gblink socket.\n\n"
             "  --link PATH           gblink socket (default: RUNDIR/gbvp.sock, printed at start)\n"
             "  --slots N             slots in the frame, 1..%u (default: 4)\n"
+            "  --cports N            CPorts of the AP bridge, 2..255 (default 44, APBridgeA's);\n"
+            "                        each connection to a module takes one\n"
             "  --insert SLOT:MODULE  put catalog module MODULE into SLOT at start (repeatable)\n"
             "  --catalog DIR         module catalog (default: DATA/virtual-modules/catalog)\n"
             "  --control PATH        the JSON-lines control socket for gbvp ctl (default:\n"
@@ -325,6 +328,13 @@ int cmd_sim_main(int argc, char **argv)
                 fprintf(stderr, "gbvp sim: --spin %s: want microseconds, 0..1000\n", v);
                 return 2;
             }
+        } else if (!strcmp(a, "--cports")) {
+            unsigned n;
+            if (parse_uint(v, 255, &n) || n < 2) {
+                fprintf(stderr, "gbvp sim: --cports %s: want a number from 2 to 255\n", v);
+                return 2;
+            }
+            cfg.sim.cport_count = (uint16_t)n;
         } else if (!strcmp(a, "--slots")) {
             if (parse_uint(v, GB_SVC_SLOTS_MAX, &cfg.sim.num_slots) || !cfg.sim.num_slots) {
                 fprintf(stderr, "gbvp sim: --slots %s: want a number from 1 to %u\n", v,

@@ -14,8 +14,18 @@ source "$(dirname "$0")/lib.sh"
 # (camera: 6.1 builds no camera driver, GREYBUS_CAMERA depends on BROKEN, so nothing binds
 # its bundle; test_vm_ap_path covers it against the AP model. speaker: gb-audio binds only
 # beside the APBridge codec, which 6.1 creates from a device tree alone; the x86_64 guest
-# has none: audio_test.sh runs it on arm64)
-mapfile -t modules < <("$gbvp" module list | awk '$1 != "camera" && $1 != "speaker" {print $1}')
+# has none, the arm64 guest has (GBVP_ARCH=arm64, as arm64_test.sh runs this test), so
+# there every other catalog module is in at once with it)
+# With the speaker, every module's connections at once need more than the 44 CPorts of
+# APBridgeA (the run then shows "failed to allocate cport: -28" for the last one), so that
+# guest's bridge gets 64 (gbvp sim --cports). And 6.1 frees a removed speaker's widgets
+# without clearing the codec's DAPM widget cache, so inserting one again oopses
+# (docs/modules.md, "Audio: the speaker"): the second round leaves it out.
+skip=speaker bridge=()
+if [ "${GBVP_ARCH:-x86_64}" = arm64 ]; then
+    skip= bridge=(--cports 64)
+fi
+mapfile -t modules < <("$gbvp" module list | awk -v skip="$skip" '$1 != "camera" && $1 != skip {print $1}')
 [ ${#modules[@]} -gt 0 ] || { not_ok "gbvp module list names the catalog"; finish; }
 
 # Slot of each module: one after the other, a module of W interfaces takes W slots.
@@ -29,7 +39,7 @@ for m in "${modules[@]}"; do
 done
 # (the sdcard module's CPort 1 times out the MMC core's SDIO probe: lib.sh's dmesg_problems)
 [ -n "${slot_of[sdcard]:-}" ] && sdio_connections="[0-9]+/$(( slot_of[sdcard] + 2 )):1"
-gbvp_boot --slots "$next"
+gbvp_boot --slots "$next" "${bridge[@]}"
 
 # --- the bridge and the SVC ----------------------------------------------------------------
 # The agent can answer before USB enumeration reaches the bridge: wait for the bind.
@@ -91,6 +101,7 @@ check_module() {
 insert_all() {
     local round=$1 m s w mod id cond t0 t1 from
     for m in "${modules[@]}"; do
+        [ "$round" = 2 ] && [ "$m" = speaker ] && continue
         s=${slot_of[$m]} w=${width_of[$m]} mod=$((s + 2))
         cond=true
         for id in $(intf_ids "$s" "$w"); do
