@@ -66,6 +66,8 @@ $(eval $(call bench,bench_unipro,tests/bench/bench_unipro.c,$(LIB_switch_model) 
 $(eval $(call bench,bench_capture,tests/bench/bench_capture.c,$(TEST_LIBS)))
 # what lockstep costs: boots the guest (RUNS pairs of gbvp run, realtime and lockstep)
 BENCHES += tests/bench/bench_lockstep.sh
+# the kernel's loopback_test through QEMU and the simulator: boots the guest
+BENCHES += tests/bench/bench_fullsystem.sh
 
 # ---- integration tests: boot the real guest kernel in QEMU ----
 INTEGRATION_TESTS += tests/integration/boot_test.sh tests/integration/es2_bridge_test.sh \
