@@ -193,7 +193,7 @@ struct GreybusES2State {
     USBEndpoint *ep_cport_in;
     USBEndpoint *ep_arpc_in;
     USBEndpoint *ep_cport_out;
-    uint8_t wakeup_eps;           /* bit n: usb_wakeup() endpoint n from the BH */
+    uint8_t wakeup_eps;           /* bit n: usb_wakeup() endpoint n (at once, or by the BH) */
     unsigned in_usb;              /* inside one of our USB callbacks (xHCI's transfer) */
 
     ES2Queue cport_in;            /* Greybus messages for the AP, CPort id in pad[0] */
