@@ -73,6 +73,11 @@ modules=$(sed -n 's/^modules: //p' <<<"$paths")
 agent=$(dirname "$(sed -n 's/^initramfs: //p' <<<"$paths")")/gbvp-agent
 
 source "$repo/scripts/packages.sh"
+# The tools' versions are part of the key: a build installs them first, so that the key it
+# files the image under is the one --print-path (and every later run) computes. (Keyed
+# before the install, a first build on a machine without them filed the image under a key
+# no later run found.)
+[ "$print_only" -eq 0 ] && [ "$(id -u)" -eq 0 ] && need_packages mmdebstrap e2fsprogs
 key=$( { echo "recipe=$IMAGE_RECIPE suite=$SUITE mirror=$MIRROR packages=$PACKAGES size=$size"
          echo "mmdebstrap=$(pkg_version mmdebstrap) e2fsprogs=$(pkg_version e2fsprogs) kernel=$kernel agent=$agent"
          cat "${inputs[@]}" "$0"; } | sha256sum | cut -c1-16 )
