@@ -46,7 +46,7 @@ sw_switch_cfg sw_switch_cfg_default(void)
 
 static int sw_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out);
 static void sw_deliver(void *ctx, up_frame *f);
-static const up_port_upper sw_upper = { sw_pull, sw_deliver };
+static const up_port_upper sw_upper = { .pull = sw_pull, .deliver = sw_deliver };
 
 /* The time now, read from the scheduler's clock when it has one (on every frame). */
 static inline sim_time sw_now(const sw_switch *sw)

@@ -50,7 +50,7 @@ up_frame *up_frame_alloc(up_env *e)
         e->free_frames = f->next;
     else if (!(f = malloc(sizeof *f)))
         return NULL;
-    memset(f, 0, sizeof *f);
+    *f = (up_frame){ 0 }; /* (inlined stores: a call to memset cost more) */
     e->live_frames++;
     return f;
 }

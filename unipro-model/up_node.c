@@ -65,9 +65,9 @@ up_cport_cfg up_cport_cfg_default(uint8_t peer_dev, uint16_t peer_cport)
 }
 
 static int node_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out);
-static void node_deliver(void *ctx, up_frame *f);
+static void node_lend(void *ctx, const up_frame *f);
 
-static const up_port_upper node_upper = { node_pull, node_deliver };
+static const up_port_upper node_upper = { .pull = node_pull, .lend = node_lend };
 
 /* The time now, read from the scheduler's clock when it has one. */
 static inline sim_time node_now(const up_node *n)
@@ -370,7 +370,7 @@ static void receive_tokens(up_node *n, unsigned id, up_cport *c)
     }
 }
 
-static void node_deliver(void *ctx, up_frame *f)
+static void node_lend(void *ctx, const up_frame *f)
 {
     up_node *n = ctx;
     unsigned tc = f->tc;
@@ -432,6 +432,5 @@ static void node_deliver(void *ctx, up_frame *f)
         up_msg_unref(n->env, m);
     }
 done:
-    up_frame_free(n->env, f);
     up_port_release(n->port, tc, credits);
 }

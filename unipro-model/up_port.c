@@ -33,7 +33,7 @@ up_dl_params up_dl_params_default(void)
 up_port *up_port_new(up_env *env, const up_dl_params *dl, const up_port_upper *ops, void *ctx)
 {
     up_dl_params d = dl ? *dl : up_dl_params_default();
-    if (!env || !ops || !ops->pull || !ops->deliver || d.tx_window < 1 ||
+    if (!env || !ops || !ops->pull || (!ops->deliver && !ops->lend) || d.tx_window < 1 ||
         d.tx_window > UP_WINDOW_MAX || d.rx_credits[0] < 9 || d.rx_credits[1] < 9 ||
         d.out_ack_threshold > 15 || !d.replay_timeout || !d.fc_protection || !d.afc_flush)
         return NULL;
@@ -711,15 +711,21 @@ static void receive(up_port *q, up_slot *s)
     q->st.rx_payload_bytes += s->f.len;
     if (++r->since_ack > q->dl.out_ack_threshold)
         q->afc_req |= (uint8_t)(1u << tc);
-    up_frame *f = up_frame_alloc_copy(q->env, &s->f);
-    if (!f)
-        abort();
-    sim_time t_end = s->f.t_end;
-    f->next = NULL;
-    f->flags &= (uint8_t)~UP_FRAME_SENT;
-    f->t_ready = 0;
-    f->t_end = t_end;
-    q->ops->deliver(q->ctx, f);
+    s->f.next = NULL;
+    s->f.flags &= (uint8_t)~UP_FRAME_SENT;
+    s->f.t_ready = 0;
+    if (q->ops->lend) {
+        /* the popped slot is not reused before this arrival is done (arrive_one) */
+        up_msg *m = s->f.msg;
+        q->ops->lend(q->ctx, &s->f);
+        if (m)
+            up_msg_unref(q->env, m);
+    } else {
+        up_frame *f = up_frame_alloc_copy(q->env, &s->f);
+        if (!f)
+            abort();
+        q->ops->deliver(q->ctx, f);
+    }
     if (q->afc_req)
         up_port_pump(q);
 }

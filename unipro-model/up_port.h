@@ -6,8 +6,8 @@
 //
 // Frames flow by pull: when the port may send on a TC it asks its upper for the next frame
 // that fits the credits it has; the upper calls up_port_kick() when it has something new.
-// Received frames go up with deliver(); the upper calls up_port_release() when it frees
-// the receive buffer they occupied, which returns credits to the sender.
+// Received frames go up with deliver() (or lend()); the upper calls up_port_release() when
+// it frees the receive buffer they occupied, which returns credits to the sender.
 #ifndef GBVP_UNIPRO_MODEL_UP_PORT_H
 #define GBVP_UNIPRO_MODEL_UP_PORT_H
 
@@ -29,6 +29,11 @@ typedef struct up_port_upper {
     /* A frame received in sequence; the upper owns it. Its receive buffer stays occupied
      * until up_port_release(). */
     void (*deliver)(void *ctx, up_frame *f);
+    /* Optional, used instead of deliver when set: the frame is only lent for the call (the
+     * port makes no copy and keeps the message reference; the upper takes its own with
+     * up_msg_ref). For an upper that keeps nothing of a frame but its message, such as a
+     * node reassembling it; a switch, which queues frames, uses deliver. */
+    void (*lend)(void *ctx, const up_frame *f);
 } up_port_upper;
 
 /* DL parameters of a port (DME attributes DL_*; defaults: up_dl_params_default()). */
