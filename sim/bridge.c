@@ -25,6 +25,7 @@ struct sim_bridge {
     uint16_t cport_count;
     sw_log_fn log;
     void *log_ctx;
+    bool log_messages; /* a debug line per message (sim_bridge_log_messages) */
     sim_bridge_sink sink;
     bool has_sink;
     sim_bridge_audio *audio;
@@ -69,7 +70,7 @@ static void bridge_receive(void *ctx, uint16_t hd_cport, const gb_msg *m, sim_ti
              m->h.size, hd_cport);
         return;
     }
-    if (hd_cport != 0 && b->log) {
+    if (hd_cport != 0 && b->log_messages) {
         char peer[48];
         blog(b, SW_LOG_DEBUG, now, "bridge: -> AP hd CPort %u from %s: type 0x%02x id %u, %u "
              "bytes", hd_cport, peer_name(b, hd_cport, peer, sizeof peer), m->h.type,
@@ -107,9 +108,15 @@ sim_bridge *sim_bridge_new(const sim_scheduler *sched, sw_fabric *fabric, gb_svc
     b->cport_count = cport_count;
     b->log = log;
     b->log_ctx = log_ctx;
+    b->log_messages = log != NULL;
     sw_endpoint ep = { .receive = bridge_receive, .ctx = b };
     sw_fabric_attach(fabric, b->port, &ep);
     return b;
+}
+
+void sim_bridge_log_messages(sim_bridge *b, bool on)
+{
+    b->log_messages = on && b->log;
 }
 
 void sim_bridge_free(sim_bridge *b)
@@ -158,7 +165,7 @@ void sim_bridge_from_ap(sim_bridge *b, uint16_t hd_cport, const uint8_t *msg, si
              rc == -EMSGSIZE ? "size field disagrees with length" : "short header");
         return;
     }
-    if (hd_cport != 0 && b->log) {
+    if (hd_cport != 0 && b->log_messages) {
         char peer[48];
         blog(b, SW_LOG_DEBUG, now, "bridge: <- AP hd CPort %u to %s: type 0x%02x id %u, %zu "
              "bytes", hd_cport, peer_name(b, hd_cport, peer, sizeof peer), m.h.type,

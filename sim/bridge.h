@@ -32,6 +32,10 @@ typedef struct sim_bridge_sink {
 sim_bridge *sim_bridge_new(const sim_scheduler *sched, sw_fabric *fabric, gb_svc *svc,
                            uint16_t cport_count, sw_log_fn log, void *log_ctx);
 void sim_bridge_free(sim_bridge *b);
+/* Whether each message to and from the AP gets a debug line (on when the bridge has a log).
+ * Off when the log drops debug lines anyway: formatting one costs more than the bridge's
+ * own work on the message. */
+void sim_bridge_log_messages(sim_bridge *b, bool on);
 /* Where messages for the AP go; NULL: nowhere yet (they are dropped, at debug level). */
 void sim_bridge_set_sink(sim_bridge *b, const sim_bridge_sink *sink);
 uint16_t sim_bridge_cport_count(const sim_bridge *b);

@@ -137,6 +137,8 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
         s->slots = sim_slots_new(s->svc, s->fabric);
         s->bridge = sim_bridge_new(sim_event_kernel_scheduler(s->k), s->fabric, s->svc,
                                    s->cfg.cport_count, log_sink, s);
+        if (s->bridge)
+            sim_bridge_log_messages(s->bridge, s->cfg.log_level >= SW_LOG_DEBUG);
     }
     if (!s->slots || !s->bridge) {
         snprintf(err, errlen, "%s", why);
