@@ -5,7 +5,10 @@
 // An entry is (time, key) with key = seq << 32 | slot: comparing (time, key) orders by
 // time, then by scheduling sequence (seqs are unique, so the slot never decides). Four
 // 16-byte children fill one 64-byte cache line; the array is laid out so that every group
-// of siblings starts on a line boundary (see sim_heap_alloc).
+// of siblings starts on a line boundary (see sim_heap_alloc), and is followed by filler
+// entries so that the last group is full too (SIM_HEAP_SLACK). Sifting down is then free
+// of data-dependent branches but one per level: a 128-bit compare and a conditional pick
+// per pair of siblings.
 #ifndef GBVP_EVENT_KERNEL_EVENT_HEAP_H
 #define GBVP_EVENT_KERNEL_EVENT_HEAP_H
 
@@ -28,18 +31,38 @@ typedef struct sim_heap_entry {
 #define SIM_HEAP_PAD 3
 #define SIM_HEAP_LINE 64
 
-static inline bool sim_heap_less(sim_heap_entry a, sim_heap_entry b)
+/* (time, key) as one 128-bit number: comparing two of them is a subtract with borrow, no
+ * branch on equal times. */
+static inline unsigned __int128 sim_heap_rank(sim_heap_entry e)
 {
-    return a.time != b.time ? a.time < b.time : a.key < b.key;
+    return (unsigned __int128)e.time << 64 | e.key;
 }
 
-/* Room for `cap` entries; returns the root pointer, or NULL. Free with sim_heap_release. */
+static inline bool sim_heap_less(sim_heap_entry a, sim_heap_entry b)
+{
+    return sim_heap_rank(a) < sim_heap_rank(b);
+}
+
+/* Past the last entry, up to SIM_HEAP_SLACK entries more are read as children: they must
+ * hold SIM_HEAP_NONE, which ranks after every real entry (a real key's slot is below
+ * UINT32_MAX). This way every group of siblings is full and the minimum of four needs no
+ * bounds check. */
+#define SIM_HEAP_SLACK 3
+#define SIM_HEAP_NONE ((sim_heap_entry){ UINT64_MAX, UINT64_MAX })
+
+/* Room for `cap` entries plus the slack, all SIM_HEAP_NONE; returns the root pointer, or
+ * NULL. Free with sim_heap_release. */
 static inline sim_heap_entry *sim_heap_alloc(size_t cap)
 {
-    size_t bytes = (cap + SIM_HEAP_PAD) * sizeof(sim_heap_entry);
+    size_t n = cap + SIM_HEAP_SLACK;
+    size_t bytes = (n + SIM_HEAP_PAD) * sizeof(sim_heap_entry);
     bytes = (bytes + SIM_HEAP_LINE - 1) / SIM_HEAP_LINE * SIM_HEAP_LINE;
     sim_heap_entry *mem = aligned_alloc(SIM_HEAP_LINE, bytes);
-    return mem ? mem + SIM_HEAP_PAD : NULL;
+    if (!mem)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        mem[SIM_HEAP_PAD + i] = SIM_HEAP_NONE;
+    return mem + SIM_HEAP_PAD;
 }
 
 static inline void sim_heap_release(sim_heap_entry *h)
@@ -62,37 +85,37 @@ static inline void sim_heap_sift_up(sim_heap_entry *h, size_t i)
     h[i] = e;
 }
 
-/* The smallest of the children of i, which must have at least one (first child c < len). */
-static inline size_t sim_heap_min_child(const sim_heap_entry *h, size_t len, size_t c)
+/* The smallest of the four siblings c[0..3]. A tournament: the two pairs compare
+ * independently, which pipelines well. The pairs' picks add the comparison (0 or 1) to the
+ * pointer, which GCC cannot turn into a branch; as branches they mispredict about half the
+ * time. */
+static inline sim_heap_entry *sim_heap_min4(sim_heap_entry *c)
 {
-    if (c + 3 < len) {
-        /* A tournament: the two pairs compare independently, which pipelines well. */
-        size_t a = sim_heap_less(h[c + 1], h[c]) ? c + 1 : c;
-        size_t b = sim_heap_less(h[c + 3], h[c + 2]) ? c + 3 : c + 2;
-        return sim_heap_less(h[b], h[a]) ? b : a;
-    }
-    size_t m = c;
-    for (size_t j = c + 1; j < len; j++)
-        if (sim_heap_less(h[j], h[m]))
-            m = j;
-    return m;
+    sim_heap_entry *a = c + sim_heap_less(c[1], c[0]);
+    sim_heap_entry *b = c + 2 + sim_heap_less(c[3], c[2]);
+    return sim_heap_less(*b, *a) ? b : a;
 }
 
-/* Moves h[i] down to its place among len entries. */
+/* Moves h[i] down to its place among len entries (h[len..len+SIM_HEAP_SLACK) being
+ * SIM_HEAP_NONE). */
 static inline void sim_heap_sift_down(sim_heap_entry *h, size_t len, size_t i)
 {
     sim_heap_entry e = h[i];
+    sim_heap_entry *p = h + i, *end = h + len;
     for (;;) {
-        size_t c = SIM_HEAP_ARITY * i + 1;
-        if (c >= len)
+        /* The first child, h + ARITY * (p - h) + 1, computed in bytes: p - h would divide
+         * by the entry size only to multiply again. */
+        size_t off = (size_t)((char *)p - (char *)h);
+        sim_heap_entry *c = (sim_heap_entry *)((char *)h + sizeof *h + SIM_HEAP_ARITY * off);
+        if (c >= end)
             break;
-        size_t m = sim_heap_min_child(h, len, c);
-        if (!sim_heap_less(h[m], e))
+        sim_heap_entry *m = sim_heap_min4(c);
+        if (!sim_heap_less(*m, e))
             break;
-        h[i] = h[m];
-        i = m;
+        *p = *m;
+        p = m;
     }
-    h[i] = e;
+    *p = e;
 }
 
 /* Restores heap order over h[0..len) from scratch (Floyd's method, O(len)). */

@@ -8,6 +8,8 @@
 //    generation changes whenever a slot is freed, so a stale handle never matches the
 //    slot's next occupant.
 //  - heap[]: a 4-ary min-heap of (time, seq << 32 | slot) (event-kernel/event_heap.h).
+//    Entries past the last one are filler (SIM_HEAP_NONE) so that every sibling group is
+//    full: whatever shortens the heap rewrites the entries it leaves.
 //
 // Cancelling is lazy: the node forgets its callback and its heap entry stays behind as
 // "dead" until it reaches the top (where it is dropped) or until dead entries outnumber
@@ -165,10 +167,9 @@ void sim_event_kernel_free(sim_event_kernel *k)
 static void pop_root(sim_event_kernel *k)
 {
     k->len--;
-    if (k->len > 0) {
-        k->heap[0] = k->heap[k->len];
-        sim_heap_sift_down(k->heap, k->len, 0);
-    }
+    k->heap[0] = k->heap[k->len];
+    k->heap[k->len] = SIM_HEAP_NONE; /* entries past the end are filler (event_heap.h) */
+    sim_heap_sift_down(k->heap, k->len, 0);
 }
 
 /* Drops the root entry of the event running, if no schedule has reused it yet. */
@@ -191,6 +192,8 @@ static void compact(sim_event_kernel *k)
         else
             free_slot(k, slot);
     }
+    for (size_t i = j; i < k->len; i++)
+        k->heap[i] = SIM_HEAP_NONE; /* filler past the end, as sim_heap_sift_down reads it */
     k->len = j;
     k->dead = 0;
     sim_heap_build(k->heap, k->len);
@@ -227,9 +230,12 @@ static int renumber(sim_event_kernel *k)
     return 0;
 }
 
-/* Inserts fn(ctx) at now + delay with sequence number seq (checked by the callers). */
-static int insert(sim_event_kernel *k, sim_time delay, sim_event_fn fn, void *ctx,
-                  sim_event *out, uint64_t seq)
+/* Inserts fn(ctx) at now + delay with sequence number seq (checked by the callers).
+ * Inlined into both callers, so that a schedule saves and restores the registers the heap
+ * pass needs once rather than at each call level. */
+static inline __attribute__((always_inline)) int insert(sim_event_kernel *k, sim_time delay,
+                                                        sim_event_fn fn, void *ctx,
+                                                        sim_event *out, uint64_t seq)
 {
     if (k->free_head == SLOT_NONE) {
         int err = grow(k);
@@ -241,6 +247,10 @@ static int insert(sim_event_kernel *k, sim_time delay, sim_event_fn fn, void *ct
     k->free_head = n->next_free;
     n->fn = fn;
     n->ctx = ctx;
+    k->live++;
+    /* before the heap pass, so that fewer values live across its loop */
+    if (out)
+        out->id = (uint64_t)n->gen << 32 | slot;
     sim_heap_entry e = { k->now + delay, seq << 32 | slot };
     if (k->root_pending) {
         k->root_pending = false;
@@ -250,9 +260,6 @@ static int insert(sim_event_kernel *k, sim_time delay, sim_event_fn fn, void *ct
         k->heap[k->len] = e;
         sim_heap_sift_up(k->heap, k->len++);
     }
-    k->live++;
-    if (out)
-        out->id = (uint64_t)n->gen << 32 | slot;
     return 0;
 }
 
@@ -376,8 +383,8 @@ bool sim_event_kernel_cancel(sim_event_kernel *k, sim_event event)
 }
 
 /* Runs the earliest event if it is due at or before `limit`; drops dead entries on the way.
- * Returns whether an event ran. */
-static bool run_one(sim_event_kernel *k, sim_time limit)
+ * Returns whether an event ran. Inlined into the run loop, which calls it once per event. */
+static inline __attribute__((always_inline)) bool run_one(sim_event_kernel *k, sim_time limit)
 {
     while (k->len > 0 && k->heap[0].time <= limit) {
         sim_heap_entry top = k->heap[0];
