@@ -62,26 +62,29 @@ static void from_ap(world *w, size_t len)
     sim_bridge_from_ap(w->b, 3, msg, len, sim_event_kernel_now(w->k));
 }
 
+/* The log holds n lines, the last at `level` and containing `text`. */
+static void expect_lines(const world *w, unsigned n, sw_log_level level, const char *text)
+{
+    CU_ASSERT_EQUAL_FATAL(w->n, n);
+    CU_ASSERT_EQUAL(w->levels[n - 1], level);
+    CU_ASSERT_PTR_NOT_NULL(strstr(w->lines[n - 1], text));
+}
+
 static void test_a_debug_line_per_message_only_when_asked(void)
 {
     world w;
     world_new(&w);
     from_ap(&w, 8);
-    CU_ASSERT_EQUAL(w.n, 1);
-    CU_ASSERT_EQUAL(w.levels[0], SW_LOG_DEBUG);
-    CU_ASSERT_PTR_NOT_NULL(strstr(w.lines[0], "<- AP hd CPort 3 to no connection"));
+    expect_lines(&w, 1, SW_LOG_DEBUG, "<- AP hd CPort 3 to no connection");
     sim_bridge_log_messages(w.b, false);
     from_ap(&w, 8);
     CU_ASSERT_EQUAL(w.n, 1);
     /* a malformed message is still reported: that is a warning, not a debug line */
     from_ap(&w, 7);
-    CU_ASSERT_EQUAL(w.n, 2);
-    CU_ASSERT_EQUAL(w.levels[1], SW_LOG_WARN);
-    CU_ASSERT_PTR_NOT_NULL(strstr(w.lines[1], "malformed message of 7 bytes"));
+    expect_lines(&w, 2, SW_LOG_WARN, "malformed message of 7 bytes");
     sim_bridge_log_messages(w.b, true);
     from_ap(&w, 8);
-    CU_ASSERT_EQUAL(w.n, 3);
-    CU_ASSERT_EQUAL(w.levels[2], SW_LOG_DEBUG);
+    expect_lines(&w, 3, SW_LOG_DEBUG, "<- AP hd CPort 3");
     world_free(&w);
 }
 
