@@ -517,6 +517,44 @@ static void test_message_bytes_arrive_intact_across_segments(void)
     bed_fini(&t);
 }
 
+/* ---- the port's upper ------------------------------------------------------------- */
+
+static int pull_nothing(void *ctx, unsigned tc, uint32_t credits, up_frame **out)
+{
+    (void)ctx, (void)tc, (void)credits, (void)out;
+    return UP_PULL_EMPTY;
+}
+
+static void take_frame(void *ctx, up_frame *f)
+{
+    (void)ctx, (void)f;
+}
+
+static void borrow_frame(void *ctx, const up_frame *f)
+{
+    (void)ctx, (void)f;
+}
+
+static void test_port_needs_an_upper_that_takes_or_borrows_frames(void)
+{
+    sim_event_kernel *k = sim_event_kernel_new(0);
+    up_env *env = up_env_new(sim_event_kernel_scheduler(k));
+    const up_port_upper neither = { .pull = pull_nothing };
+    const up_port_upper takes = { .pull = pull_nothing, .deliver = take_frame };
+    const up_port_upper borrows = { .pull = pull_nothing, .lend = borrow_frame };
+    const up_port_upper no_pull = { .lend = borrow_frame };
+    CU_ASSERT_PTR_NULL(up_port_new(env, NULL, &neither, NULL));
+    CU_ASSERT_PTR_NULL(up_port_new(env, NULL, &no_pull, NULL));
+    up_port *a = up_port_new(env, NULL, &takes, NULL);
+    up_port *b = up_port_new(env, NULL, &borrows, NULL);
+    CU_ASSERT_PTR_NOT_NULL(a);
+    CU_ASSERT_PTR_NOT_NULL(b);
+    up_port_free(a);
+    up_port_free(b);
+    up_env_free(env);
+    sim_event_kernel_free(k);
+}
+
 static const unit_test phy_tests[] = {
     UNIT_TEST(test_phy_lane_rates_follow_gear_and_series),
     UNIT_TEST(test_phy_symbol_time_is_20_ui_over_lanes),
@@ -537,6 +575,7 @@ static const unit_test dl_tests[] = {
     UNIT_TEST(test_e2e_tokens_cap_throughput_by_peer_buffer),
     UNIT_TEST(test_tc1_overtakes_tc0_and_preempts_it),
     UNIT_TEST(test_message_bytes_arrive_intact_across_segments),
+    UNIT_TEST(test_port_needs_an_upper_that_takes_or_borrows_frames),
     UNIT_TESTS_END,
 };
 
