@@ -547,6 +547,7 @@ sim_bridge *sim_simulator_bridge(const sim_simulator *s)
 
 void sim_simulator_polled(sim_simulator *s, const struct pollfd *fds, size_t n)
 {
+    /* (sim_simulator_pollfds puts gblink's descriptor first) */
     s->gblink_quiet = s->gblink && n && !fds[0].revents;
 }
 

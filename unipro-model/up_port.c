@@ -670,6 +670,14 @@ static void request_nac(up_port *q, unsigned tc)
     }
 }
 
+/* A frame as its receiver's upper sees it: out of any queue, no sending state. */
+static void as_received(up_frame *f)
+{
+    f->next = NULL;
+    f->flags &= (uint8_t)~UP_FRAME_SENT;
+    f->t_ready = 0;
+}
+
 /* Slot s sent by p arrives at q = p->peer. */
 static void receive(up_port *q, up_slot *s)
 {
@@ -735,9 +743,7 @@ static void receive(up_port *q, up_slot *s)
     if (q->ops->lend) {
         /* the popped slot is not reused before this arrival is done (arrive_one) */
         up_msg *m = s->f.msg;
-        s->f.next = NULL;
-        s->f.flags &= (uint8_t)~UP_FRAME_SENT;
-        s->f.t_ready = 0;
+        as_received(&s->f);
         q->ops->lend(q->ctx, &s->f);
         if (m)
             up_msg_unref(q->env, m);
@@ -747,9 +753,7 @@ static void receive(up_port *q, up_slot *s)
         up_frame *f = up_frame_alloc_copy(q->env, &s->f);
         if (!f)
             abort();
-        f->next = NULL;
-        f->flags &= (uint8_t)~UP_FRAME_SENT;
-        f->t_ready = 0;
+        as_received(f);
         q->ops->deliver(q->ctx, f);
     }
     if (q->afc_req)
