@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # `gbvp ctl` against a simulator serving its control socket (gbvp scenario --control, the
-# test AP, no script): replies, exit statuses, events to a watcher, the socket's mode.
+# test AP, no script): replies, exit statuses, events to a watcher, the socket's mode; and
+# other front ends' refusals of bad options (gbvp agent, gbvp model, gbvp sim).
 # Run by `make scenarios`. Prints "ctl: N passed, N failed".
 set -u
 gbvp=${1:-build/gbvp}
@@ -87,6 +88,16 @@ out=$("$gbvp" agent --socket "$d/none" --wait-ready -- ls 2>&1); rc=$?
 out=$("$gbvp" model --gear --lanes 2 2>&1); rc=$?
 [ "$rc" -eq 2 ] && grep -q -- "--gear needs a value (got the option --lanes)" <<<"$out" && ok ||
     bad "model --gear --lanes 2: status $rc, $out"
+# gbvp sim's numeric options: refused at once (status 2) with the range, nothing started
+sim_refused() { # sim_refused WANT ARGS...
+    local want=$1 out rc; shift
+    out=$(timeout 10 "$gbvp" sim "$@" </dev/null 2>&1); rc=$?
+    [ "$rc" -eq 2 ] && grep -qF -- "$want" <<<"$out" && ok || bad "sim $*: status $rc, $out"
+}
+sim_refused "--cports 1: want a number from 2 to 255" --cports 1
+sim_refused "--cports 256: want a number from 2 to 255" --cports 256
+sim_refused "--spin 2000: want microseconds, 0..1000" --spin 2000
+sim_refused "--cpus: the range 1-0 in CPU list '1-0' runs backwards" --cpus 1-0
 # link and fault on the gbvp-sim target with the UniPro timing model
 sock=$d/timing.sock
 "$gbvp" scenario --control "$sock" --target gbvp-sim --timing frame 2>"$d/timing.log" &
