@@ -30,6 +30,7 @@ struct sim_bridge_gblink {
     /* lockstep */
     bool lockstep;
     sim_bridge_gblink_lockstep lk;
+    sim_bridge_gblink_clock rt; /* realtime: .now NULL when not set */
     sim_time base;       /* simulated time of the peer's link time 0 */
     char refuse[256];    /* why the connection must be dropped after this process call */
     bool grant_owed;     /* a grant found the ring full: sent when it has room */
@@ -61,11 +62,20 @@ static sim_time sim_at(const sim_bridge_gblink *g, uint64_t ns)
     return g->base + (sim_time)ns * 1000u;
 }
 
-/* Lockstep: a record from the peer is handled at its stamp (stamps never go backwards). */
+/* Lockstep: a record from the peer is handled at its stamp (stamps never go backwards).
+ * Realtime with a clock: at the time it is read, which is after QEMU wrote it. */
 static void follow_peer(sim_bridge_gblink *g, const gbl_record *rec)
 {
-    if (g->lockstep && rec->type != GBL_T_HELLO && sim_at(g, rec->time_ns) > g->now)
-        g->now = g->lk.advance(g->lk.ctx, sim_at(g, rec->time_ns));
+    if (g->lockstep) {
+        if (rec->type != GBL_T_HELLO && sim_at(g, rec->time_ns) > g->now)
+            g->now = g->lk.advance(g->lk.ctx, sim_at(g, rec->time_ns));
+        return;
+    }
+    if (g->rt.now) {
+        sim_time t = g->rt.now(g->rt.ctx);
+        if (t > g->now)
+            g->now = g->rt.advance(g->rt.ctx, t);
+    }
 }
 
 static void refuse_later(sim_bridge_gblink *g, const char *why)
@@ -362,6 +372,11 @@ bool sim_bridge_gblink_grant(sim_bridge_gblink *g, sim_time next_event, sim_time
     return send_grant(g);
 }
 
+
+void sim_bridge_gblink_read_clock(sim_bridge_gblink *g, const sim_bridge_gblink_clock *clock)
+{
+    g->rt = clock && !g->lockstep ? *clock : (sim_bridge_gblink_clock){ 0 };
+}
 
 bool sim_bridge_gblink_up(const sim_bridge_gblink *g)
 {

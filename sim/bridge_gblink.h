@@ -23,6 +23,17 @@ typedef struct sim_bridge_gblink_lockstep {
     void *ctx;
 } sim_bridge_gblink_lockstep;
 
+/* Realtime: the clock each record from the peer is handled at. A pass of the loop takes its
+ * time before it reads the ring, so a record QEMU wrote meanwhile would enter the network
+ * at a time before it was sent, and the guest could see a round trip shorter than the
+ * model's. With a clock, each record is handled at `now()` as it is read (`advance` runs
+ * the events due until then and returns the time reached). */
+typedef struct sim_bridge_gblink_clock {
+    sim_time (*now)(void *ctx);
+    sim_time (*advance)(void *ctx, sim_time to);
+    void *ctx;
+} sim_bridge_gblink_clock;
+
 /* Listens on `path` and becomes the bridge's sink; lockstep NULL: the peer's clock is not
  * followed. NULL with a reason in err. The bridge must outlive it. */
 sim_bridge_gblink *sim_bridge_gblink_new(sim_bridge *b, const char *path,
@@ -38,6 +49,9 @@ bool sim_bridge_gblink_has_records(const sim_bridge_gblink *g);
  * number of records handled. With `look` false only the time is taken: the caller knows
  * the descriptor is quiet and the ring empty. */
 int sim_bridge_gblink_process(sim_bridge_gblink *g, sim_time now, bool look);
+/* Realtime: handle each record at `clock`'s time as it is read (NULL: at the time given to
+ * sim_bridge_gblink_process). Not with lockstep, whose records carry their own time. */
+void sim_bridge_gblink_read_clock(sim_bridge_gblink *g, const sim_bridge_gblink_clock *clock);
 /* The peer is connected and the rings are up. */
 bool sim_bridge_gblink_up(const sim_bridge_gblink *g);
 /* Lockstep: answers a waiting peer with its next span (sim/lockstep.h) given the simulator's

@@ -22,6 +22,11 @@ struct sim_loop {
     sim_loop_spin_stats spin_st;
 };
 
+static sim_time loop_wall(void *ctx)
+{
+    return sim_loop_wall(ctx);
+}
+
 sim_loop *sim_loop_new(sim_simulator *sim)
 {
     sim_loop *l = calloc(1, sizeof *l);
@@ -34,11 +39,15 @@ sim_loop *sim_loop_new(sim_simulator *sim)
      * loop, for the same reason). */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     clock_gettime(CLOCK_MONOTONIC, &l->t0);
+    if (sim)
+        sim_simulator_set_wall_clock(sim, loop_wall, l);
     return l;
 }
 
 void sim_loop_free(sim_loop *l)
 {
+    if (l && l->sim)
+        sim_simulator_set_wall_clock(l->sim, NULL, NULL);
     free(l);
 }
 

@@ -33,6 +33,8 @@ struct sim_simulator {
     sim_time now;
     sim_lockstep *lockstep;    /* SIM_CLOCK_LOCKSTEP only */
     sim_time hold;             /* lockstep: no time is granted beyond it */
+    sim_time (*wall)(void *ctx); /* realtime: the owner's loop's clock (NULL: none given) */
+    void *wall_ctx;
 };
 
 static const char *const clock_names[] = { [SIM_CLOCK_REALTIME] = "realtime",
@@ -90,8 +92,9 @@ static void logf_(const sim_simulator *s, sw_log_level level, const char *fmt, .
 
 static void advance(sim_simulator *s, sim_time until);
 
-/* Lockstep: QEMU's records move the clock to their stamps. */
-static sim_time lockstep_advance(void *ctx, sim_time to)
+/* QEMU's records move the clock: to their stamps (lockstep), to the time they are read
+ * (realtime). */
+static sim_time advance_to(void *ctx, sim_time to)
 {
     sim_simulator *s = ctx;
     advance(s, to);
@@ -157,7 +160,7 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
         return NULL;
     }
     s->hold = SIM_TIME_MAX;
-    sim_bridge_gblink_lockstep lk = { .advance = lockstep_advance, .ctx = s };
+    sim_bridge_gblink_lockstep lk = { .advance = advance_to, .ctx = s };
     if (cfg->clock == SIM_CLOCK_LOCKSTEP) {
         sim_lockstep_cfg lc = s->cfg.lockstep;
         if (!lc.quantum_ns)
@@ -301,6 +304,21 @@ sim_time sim_simulator_clock_now(sim_simulator *s, sim_time wall)
     if (s->cfg.clock == SIM_CLOCK_UNPACED)
         return sim_event_kernel_next_time(s->k, &next) ? next : s->now;
     return wall > s->now ? wall : s->now;
+}
+
+static sim_time realtime_now(void *ctx)
+{
+    sim_simulator *s = ctx;
+    return sim_simulator_clock_now(s, s->wall(s->wall_ctx));
+}
+
+void sim_simulator_set_wall_clock(sim_simulator *s, sim_time (*wall)(void *ctx), void *ctx)
+{
+    s->wall = wall;
+    s->wall_ctx = ctx;
+    if (s->gblink && s->cfg.clock == SIM_CLOCK_REALTIME)
+        sim_bridge_gblink_read_clock(s->gblink, wall ? &(sim_bridge_gblink_clock){
+            .now = realtime_now, .advance = advance_to, .ctx = s } : NULL);
 }
 
 sim_time sim_simulator_idle_for(sim_simulator *s, sim_time wall)

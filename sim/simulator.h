@@ -87,6 +87,12 @@ bool sim_simulator_next_event(sim_simulator *s, sim_time *out);
  * next event's time, or now when nothing is pending; stepped and lockstep: now (in lockstep
  * QEMU's reports move it). Pass it to sim_simulator_process. */
 sim_time sim_simulator_clock_now(sim_simulator *s, sim_time wall);
+/* Realtime: the wall clock the owner's loop paces by (the `wall` of sim_simulator_clock_now;
+ * NULL: none). With it, every record from QEMU is handled at the clock as it is read: a
+ * pass's time is taken before the ring is read, and a record written meanwhile would
+ * otherwise enter the network before the guest sent it (the guest would see a round trip
+ * shorter than the model's). Ignored by the other clocks. */
+void sim_simulator_set_wall_clock(sim_simulator *s, sim_time (*wall)(void *ctx), void *ctx);
 /* How long a loop at `wall` may wait for input before the clock needs it: realtime: until
  * the next event is due; unpaced: 0 with events pending; otherwise (and stepped, lockstep)
  * SIM_TIME_MAX. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The event loop's waits (sim/loop.h): a timed wait for the next modelled event ends on time,
 // not up to Linux's default 50 us timer slack later; the bounded busy-poll (--spin) takes
-// QEMU's next record from the ring without sleeping, after a pass that did work only.
+// QEMU's next record from the ring without sleeping, after a pass that did work only; a
+// realtime record is handled at the time it is read, not at the time its pass began.
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -32,6 +33,7 @@ static void test_a_loop_sets_its_thread_timer_slack_to_one_microsecond(void)
 
 typedef struct client {
     unsigned hellos, results;
+    uint64_t result_ns; /* the stamp of the last result */
 } client;
 
 static void client_record(void *ctx, const gbl_record *rec)
@@ -39,6 +41,8 @@ static void client_record(void *ctx, const gbl_record *rec)
     client *c = ctx;
     c->hellos += rec->type == GBL_T_HELLO;
     c->results += rec->type == GBL_T_RESULT;
+    if (rec->type == GBL_T_RESULT)
+        c->result_ns = rec->time_ns;
 }
 
 /* The realtime simulator on a gblink socket, a client playing greybus-es2 and a loop
@@ -109,9 +113,70 @@ static void test_spin_takes_waiting_input_and_an_idle_loop_never_spins(void)
     sim_simulator_free(sim);
 }
 
+static sim_time fixed_clock(void *ctx)
+{
+    return *(const sim_time *)ctx;
+}
+
+/* Realtime: a pass takes its time before it reads the ring. A record QEMU wrote after that
+ * must still enter at a time after it was written, or the guest could measure a round trip
+ * shorter than the model's: the loop gives the simulator its clock, read per record. */
+static void test_a_record_is_handled_at_the_time_it_is_read_not_the_pass_time(void)
+{
+    char path[64], err[256];
+    snprintf(path, sizeof path, "/tmp/gbvp-test-loop-rt-%d.sock", (int)getpid());
+    sim_config c = { .link_path = path, .num_slots = 1, .log_level = SW_LOG_ERROR };
+    sim_simulator *sim = sim_simulator_new(&c, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
+    sim_loop *l = sim_loop_new(sim);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    client cl = { 0 };
+    gbl_callbacks cb = { .record = client_record };
+    gbl_config lc = { .name = "test es2" };
+    gbl_link *es2 = gbl_client_new(path, &lc, &cb, &cl, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(es2);
+    CU_ASSERT_EQUAL_FATAL(gbl_connect(es2), 0);
+    for (int i = 0; i < 400 && (gbl_state(es2) != GBL_STATE_UP || !cl.hellos); i++) {
+        sim_loop_once(l, SIM_MS(1));
+        gbl_process(es2);
+    }
+    CU_ASSERT_EQUAL_FATAL(gbl_state(es2), GBL_STATE_UP);
+
+    /* the pass's time (`stale`) was taken 20 ms before the record was written */
+    sim_time stale = sim_simulator_now(sim);
+    usleep(20000);
+    sim_time written = sim_loop_wall(l);
+    CU_ASSERT_EQUAL(gbl_send_msg(es2, GBL_T_CPORT_FLUSH, 0, 1, 0, NULL, 0), 0);
+    sim_simulator_process(sim, stale);
+    for (int i = 0; i < 100 && cl.results < 1; i++) {
+        usleep(1000);
+        gbl_process(es2);
+    }
+    CU_ASSERT_EQUAL_FATAL(cl.results, 1);
+    CU_ASSERT(cl.result_ns * 1000u >= written);
+    CU_ASSERT(sim_simulator_now(sim) >= written);
+
+    /* the clock is the owner's: a given one is followed exactly */
+    sim_time at = sim_simulator_now(sim) + SIM_S(5);
+    sim_simulator_set_wall_clock(sim, fixed_clock, &at);
+    CU_ASSERT_EQUAL(gbl_send_msg(es2, GBL_T_CPORT_FLUSH, 0, 2, 0, NULL, 0), 0);
+    sim_simulator_process(sim, stale);
+    for (int i = 0; i < 100 && cl.results < 2; i++) {
+        usleep(1000);
+        gbl_process(es2);
+    }
+    CU_ASSERT_EQUAL_FATAL(cl.results, 2);
+    CU_ASSERT_EQUAL(cl.result_ns, at / 1000u);
+    CU_ASSERT_EQUAL(sim_simulator_now(sim), at);
+    gbl_free(es2);
+    sim_loop_free(l);
+    sim_simulator_free(sim);
+}
+
 static const unit_test tests[] = {
     UNIT_TEST(test_a_loop_sets_its_thread_timer_slack_to_one_microsecond),
     UNIT_TEST(test_spin_takes_waiting_input_and_an_idle_loop_never_spins),
+    UNIT_TEST(test_a_record_is_handled_at_the_time_it_is_read_not_the_pass_time),
     UNIT_TESTS_END,
 };
 
