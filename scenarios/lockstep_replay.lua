@@ -21,6 +21,10 @@ local function insert(slot, module)
     gbvp.log(string.format("insert %s at %.3f ms", module, gbvp.now()))
     gbvp.insert(slot, module)
     if gear ~= "" then
+        -- a link has a frame-level model once it carried traffic: the gear is set at the
+        -- first instant it has (a fixed wait would race the guest's enumeration)
+        gbvp.assert(pcall(gbvp.wait_for, function() return (pcall(gbvp.link_stats, slot)) end,
+                          20000, 1), "the link of slot " .. slot .. " carried traffic")
         gbvp.link(slot, { gear = gear })
         -- the AP's own link has a model once it carried traffic
         pcall(gbvp.link, "ap", { gear = gear })
