@@ -33,8 +33,10 @@ typedef struct sim_loop_source {
 #define SIM_LOOP_SOURCES_MAX 8
 #define SIM_LOOP_FDS_MAX 64
 
-/* A loop for `sim` (borrowed), its wall clock starting now. NULL when out of memory. */
+/* A loop for `sim` (borrowed), its wall clock starting now and given to the simulator
+ * (sim_simulator_set_wall_clock). NULL when out of memory. */
 sim_loop *sim_loop_new(sim_simulator *sim);
+/* Takes the clock back from the simulator: free the loop before the simulator. */
 void sim_loop_free(sim_loop *l);
 /* Adds a source (copied); returns its handle (>= 0) or -ENOSPC. */
 int sim_loop_add(sim_loop *l, const sim_loop_source *src);
