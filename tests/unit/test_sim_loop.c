@@ -45,29 +45,52 @@ static void client_record(void *ctx, const gbl_record *rec)
         c->result_ns = rec->time_ns;
 }
 
+/* A realtime simulator on a gblink socket (`tag` names it), its loop and a client playing
+ * greybus-es2, connected and past the hello. */
+typedef struct world {
+    char path[64];
+    sim_simulator *sim;
+    sim_loop *l;
+    client cl;
+    gbl_link *es2;
+} world;
+
+static bool world_up(world *w, const char *tag)
+{
+    char err[256];
+    snprintf(w->path, sizeof w->path, "/tmp/gbvp-test-loop%s-%d.sock", tag, (int)getpid());
+    sim_config c = { .link_path = w->path, .num_slots = 1, .log_level = SW_LOG_ERROR };
+    w->sim = sim_simulator_new(&c, err, sizeof err);
+    w->l = w->sim ? sim_loop_new(w->sim) : NULL;
+    gbl_callbacks cb = { .record = client_record };
+    gbl_config lc = { .name = "test es2" };
+    w->es2 = w->l ? gbl_client_new(w->path, &lc, &cb, &w->cl, err, sizeof err) : NULL;
+    if (!w->es2 || gbl_connect(w->es2))
+        return false;
+    for (int i = 0; i < 400 && (gbl_state(w->es2) != GBL_STATE_UP || !w->cl.hellos); i++) {
+        sim_loop_once(w->l, SIM_MS(1));
+        gbl_process(w->es2);
+    }
+    return gbl_state(w->es2) == GBL_STATE_UP;
+}
+
+static void world_down(world *w)
+{
+    gbl_free(w->es2);
+    sim_loop_free(w->l);
+    sim_simulator_free(w->sim);
+}
+
 /* The realtime simulator on a gblink socket, a client playing greybus-es2 and a loop
  * spinning up to 500 us. */
 static void test_spin_takes_waiting_input_and_an_idle_loop_never_spins(void)
 {
-    char path[64], err[256];
-    snprintf(path, sizeof path, "/tmp/gbvp-test-loop-%d.sock", (int)getpid());
-    sim_config c = { .link_path = path, .num_slots = 1, .log_level = SW_LOG_ERROR };
-    sim_simulator *sim = sim_simulator_new(&c, err, sizeof err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
-    sim_loop *l = sim_loop_new(sim);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    world w = { 0 };
+    CU_ASSERT_FATAL(world_up(&w, ""));
+    sim_loop *l = w.l;
+    gbl_link *es2 = w.es2;
+    client *cl = &w.cl;
     sim_loop_set_spin(l, SIM_US(500));
-    client cl = { 0 };
-    gbl_callbacks cb = { .record = client_record };
-    gbl_config lc = { .name = "test es2" };
-    gbl_link *es2 = gbl_client_new(path, &lc, &cb, &cl, err, sizeof err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(es2);
-    CU_ASSERT_EQUAL_FATAL(gbl_connect(es2), 0);
-    for (int i = 0; i < 400 && (gbl_state(es2) != GBL_STATE_UP || !cl.hellos); i++) {
-        sim_loop_once(l, SIM_MS(1));
-        gbl_process(es2);
-    }
-    CU_ASSERT_EQUAL_FATAL(gbl_state(es2), GBL_STATE_UP);
 
     /* idle: at most the one wait after the last busy pass spins */
     sim_loop_spin_stats a, b;
@@ -82,11 +105,11 @@ static void test_spin_takes_waiting_input_and_an_idle_loop_never_spins(void)
     /* a record makes a busy pass; the next one, written meanwhile, is seen in the ring at
      * once: the wait ends by input, without a sleep */
     CU_ASSERT_EQUAL(gbl_send_msg(es2, GBL_T_CPORT_FLUSH, 0, 1, 0, NULL, 0), 0);
-    for (int i = 0; i < 20 && cl.results < 1; i++) {
+    for (int i = 0; i < 20 && cl->results < 1; i++) {
         sim_loop_once(l, SIM_MS(1));
         gbl_process(es2);
     }
-    CU_ASSERT_EQUAL(cl.results, 1);
+    CU_ASSERT_EQUAL(cl->results, 1);
     sim_loop_get_spin_stats(l, &a);
     CU_ASSERT_EQUAL(gbl_send_msg(es2, GBL_T_CPORT_FLUSH, 0, 2, 0, NULL, 0), 0);
     sim_loop_once(l, SIM_MS(100));
@@ -94,11 +117,11 @@ static void test_spin_takes_waiting_input_and_an_idle_loop_never_spins(void)
     CU_ASSERT_EQUAL(b.spins, a.spins + 1);
     CU_ASSERT_EQUAL(b.input, a.input + 1);
     CU_ASSERT(b.spun - a.spun < SIM_US(500));
-    for (int i = 0; i < 20 && cl.results < 2; i++) {
+    for (int i = 0; i < 20 && cl->results < 2; i++) {
         sim_loop_once(l, SIM_MS(1));
         gbl_process(es2);
     }
-    CU_ASSERT_EQUAL(cl.results, 2);
+    CU_ASSERT_EQUAL(cl->results, 2);
 
     /* no spin configured: never */
     sim_loop_set_spin(l, 0);
@@ -108,9 +131,7 @@ static void test_spin_takes_waiting_input_and_an_idle_loop_never_spins(void)
         sim_loop_once(l, SIM_MS(1));
     sim_loop_get_spin_stats(l, &b);
     CU_ASSERT_EQUAL(b.spins, a.spins);
-    gbl_free(es2);
-    sim_loop_free(l);
-    sim_simulator_free(sim);
+    world_down(&w);
 }
 
 static sim_time fixed_clock(void *ctx)
@@ -123,24 +144,12 @@ static sim_time fixed_clock(void *ctx)
  * shorter than the model's: the loop gives the simulator its clock, read per record. */
 static void test_a_record_is_handled_at_the_time_it_is_read_not_the_pass_time(void)
 {
-    char path[64], err[256];
-    snprintf(path, sizeof path, "/tmp/gbvp-test-loop-rt-%d.sock", (int)getpid());
-    sim_config c = { .link_path = path, .num_slots = 1, .log_level = SW_LOG_ERROR };
-    sim_simulator *sim = sim_simulator_new(&c, err, sizeof err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
-    sim_loop *l = sim_loop_new(sim);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
-    client cl = { 0 };
-    gbl_callbacks cb = { .record = client_record };
-    gbl_config lc = { .name = "test es2" };
-    gbl_link *es2 = gbl_client_new(path, &lc, &cb, &cl, err, sizeof err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(es2);
-    CU_ASSERT_EQUAL_FATAL(gbl_connect(es2), 0);
-    for (int i = 0; i < 400 && (gbl_state(es2) != GBL_STATE_UP || !cl.hellos); i++) {
-        sim_loop_once(l, SIM_MS(1));
-        gbl_process(es2);
-    }
-    CU_ASSERT_EQUAL_FATAL(gbl_state(es2), GBL_STATE_UP);
+    world w = { 0 };
+    CU_ASSERT_FATAL(world_up(&w, "-rt"));
+    sim_simulator *sim = w.sim;
+    sim_loop *l = w.l;
+    gbl_link *es2 = w.es2;
+    client *cl = &w.cl;
 
     /* the pass's time (`stale`) was taken 20 ms before the record was written */
     sim_time stale = sim_simulator_now(sim);
@@ -148,12 +157,12 @@ static void test_a_record_is_handled_at_the_time_it_is_read_not_the_pass_time(vo
     sim_time written = sim_loop_wall(l);
     CU_ASSERT_EQUAL(gbl_send_msg(es2, GBL_T_CPORT_FLUSH, 0, 1, 0, NULL, 0), 0);
     sim_simulator_process(sim, stale);
-    for (int i = 0; i < 100 && cl.results < 1; i++) {
+    for (int i = 0; i < 100 && cl->results < 1; i++) {
         usleep(1000);
         gbl_process(es2);
     }
-    CU_ASSERT_EQUAL_FATAL(cl.results, 1);
-    CU_ASSERT(cl.result_ns * 1000u >= written);
+    CU_ASSERT_EQUAL_FATAL(cl->results, 1);
+    CU_ASSERT(cl->result_ns * 1000u >= written);
     CU_ASSERT(sim_simulator_now(sim) >= written);
 
     /* the clock is the owner's: a given one is followed exactly */
@@ -161,16 +170,14 @@ static void test_a_record_is_handled_at_the_time_it_is_read_not_the_pass_time(vo
     sim_simulator_set_wall_clock(sim, fixed_clock, &at);
     CU_ASSERT_EQUAL(gbl_send_msg(es2, GBL_T_CPORT_FLUSH, 0, 2, 0, NULL, 0), 0);
     sim_simulator_process(sim, stale);
-    for (int i = 0; i < 100 && cl.results < 2; i++) {
+    for (int i = 0; i < 100 && cl->results < 2; i++) {
         usleep(1000);
         gbl_process(es2);
     }
-    CU_ASSERT_EQUAL_FATAL(cl.results, 2);
-    CU_ASSERT_EQUAL(cl.result_ns, at / 1000u);
+    CU_ASSERT_EQUAL_FATAL(cl->results, 2);
+    CU_ASSERT_EQUAL(cl->result_ns, at / 1000u);
     CU_ASSERT_EQUAL(sim_simulator_now(sim), at);
-    gbl_free(es2);
-    sim_loop_free(l);
-    sim_simulator_free(sim);
+    world_down(&w);
 }
 
 static const unit_test tests[] = {
