@@ -744,6 +744,14 @@ static void test_kernel_random_events_with_heavy_cancelling_match_reference_sort
     check_random_against_sort(2, 200000, 1000000, 250, 0);
 }
 
+static void test_kernel_random_events_near_and_far_match_reference_sort(void)
+{
+    /* Delays of picoseconds to 20 us, as a link's frames (nanoseconds apart) among its
+     * timers; with and without renumbering. */
+    check_random_against_sort(4, 200000, SIM_US(20), 30, 0);
+    check_random_against_sort(5, 100000, SIM_US(20), 30, 90000);
+}
+
 static void test_kernel_sequence_renumbering_keeps_order(void)
 {
     /* A tiny sequence limit renumbers the pending events every few hundred schedules. */
@@ -843,6 +851,92 @@ static void test_kernel_random_callbacks_scheduling_and_cancelling_keep_order(vo
     sim_event_kernel_free(r.k);
 }
 
+/* ---- batching (advance, take, schedule_first) ------------------------------------------ */
+
+/* Batching must not change what runs when: a chain of events handled with advance and
+ * take, among random near and far events, runs at the same times in the same order as the
+ * same events all queued. */
+typedef struct batch_chain {
+    sim_event_kernel *k;
+    const sim_scheduler_batch_ops *b; /* NULL: queue every event */
+    uint64_t rng;
+    unsigned links;
+    uint64_t trace;                   /* a hash of (time, what) of everything that ran */
+} batch_chain;
+
+static void batch_chain_note(batch_chain *c, uint64_t what)
+{
+    c->trace = (c->trace ^ sim_event_kernel_now(c->k) ^ what << 48) * 0x100000001b3u;
+}
+
+static void batch_chain_other(void *ctx)
+{
+    batch_chain_note(ctx, 1);
+}
+
+/* Events at random times near and far, some at this very time; on a 10 ns grid, so that
+ * many fall at the same time as the chain's next link and the order of scheduling decides. */
+static void batch_chain_others(batch_chain *c)
+{
+    unsigned r = (unsigned)(next_random(&c->rng) % 8);
+    if (r < 3)
+        sim_event_kernel_schedule(c->k, r == 0 ? 0 : next_random(&c->rng) % 50 * SIM_NS(10),
+                                  batch_chain_other, c, NULL);
+    else if (r == 3)
+        sim_event_kernel_schedule(c->k, SIM_US(5) + next_random(&c->rng) % SIM_US(50),
+                                  batch_chain_other, c, NULL);
+}
+
+/* A link of the chain: like a port's arrival, it queues the next link first thing (the
+ * queued run), or, batching, does its work and then handles the next link itself when the
+ * kernel says it is next (advance, or schedule_first then take). */
+static void batch_chain_link(void *ctx)
+{
+    batch_chain *c = ctx;
+    for (;;) {
+        batch_chain_note(c, 2);
+        bool more = ++c->links < 20000;
+        sim_time delay = next_random(&c->rng) % 4 ? next_random(&c->rng) % 20 * SIM_NS(10)
+                                                  : SIM_US(4) + next_random(&c->rng) % SIM_US(4);
+        if (more && !c->b)
+            CU_ASSERT_EQUAL(sim_event_kernel_schedule(c->k, delay, batch_chain_link, c, NULL), 0);
+        batch_chain_others(c);
+        if (!more || !c->b)
+            return;
+        if (c->b->advance(c->k, sim_event_kernel_now(c->k) + delay))
+            continue;
+        sim_event next;
+        CU_ASSERT_EQUAL(c->b->schedule_first(c->k, delay, batch_chain_link, c, &next), 0);
+        if (!c->b->take(c->k, next))
+            return;
+    }
+}
+
+static uint64_t run_batch_chain(bool batch, uint64_t *executed)
+{
+    batch_chain c = { .k = sim_event_kernel_new(0), .rng = 77 };
+    c.b = batch ? sim_scheduler_batch(sim_event_kernel_scheduler(c.k)) : NULL;
+    for (int i = 0; i < 50; i++)
+        sim_event_kernel_schedule(c.k, next_random(&c.rng) % SIM_US(20), batch_chain_other, &c, NULL);
+    sim_event_kernel_schedule(c.k, 0, batch_chain_link, &c, NULL);
+    CU_ASSERT_EQUAL(sim_event_kernel_run(c.k), 0);
+    CU_ASSERT_EQUAL(c.links, 20000);
+    *executed = sim_event_kernel_executed(c.k);
+    if (batch)
+        CU_ASSERT(sim_event_kernel_batched(c.k) > 1000);
+    sim_event_kernel_free(c.k);
+    return c.trace;
+}
+
+static void test_kernel_batched_chain_runs_as_the_queued_one(void)
+{
+    uint64_t ex_queued, ex_batched;
+    uint64_t queued = run_batch_chain(false, &ex_queued);
+    uint64_t batched = run_batch_chain(true, &ex_batched);
+    CU_ASSERT_EQUAL(batched, queued);
+    CU_ASSERT_EQUAL(ex_batched, ex_queued);
+}
+
 /* The generator is xoshiro256** seeded by splitmix64: reference outputs computed with an
  * independent implementation, so that seeds mean the same on every build. */
 static void test_rng_is_seeded_xoshiro256starstar(void)
@@ -909,9 +1003,15 @@ static const unit_test limit_tests[] = {
 static const unit_test random_tests[] = {
     UNIT_TEST(test_kernel_million_random_events_match_reference_sort),
     UNIT_TEST(test_kernel_random_events_with_heavy_cancelling_match_reference_sort),
+    UNIT_TEST(test_kernel_random_events_near_and_far_match_reference_sort),
     UNIT_TEST(test_kernel_sequence_renumbering_keeps_order),
     UNIT_TEST(test_kernel_random_callbacks_scheduling_and_cancelling_keep_order),
     UNIT_TEST(test_rng_is_seeded_xoshiro256starstar),
+    UNIT_TESTS_END,
+};
+
+static const unit_test batch_tests[] = {
+    UNIT_TEST(test_kernel_batched_chain_runs_as_the_queued_one),
     UNIT_TESTS_END,
 };
 
@@ -921,6 +1021,7 @@ static const unit_suite suites[] = {
     { "kernel_run", run_tests, 0, 0 },
     { "kernel_limits", limit_tests, 0, 0 },
     { "kernel_random", random_tests, 0, 0 },
+    { "kernel_batch", batch_tests, 0, 0 },
     UNIT_SUITES_END,
 };
 
