@@ -82,7 +82,8 @@ int model_parse_time(const char *s, sim_time *out)
 int model_parse_rate(const char *s, double *bps)
 {
     static const unit_scale units[] = { { "b/s", 1 }, { "", 1 }, { "kb/s", 1e3 },
-                                        { "Mb/s", 1e6 }, { "Gb/s", 1e9 }, { NULL, 0 } };
+                                        { "Mb/s", 1e6 }, { "Gb/s", 1e9 }, { "Tb/s", 1e12 },
+                                        { NULL, 0 } };
     double v;
     /* far above any UniPro link (HS-G3 x2 ~ 11.6 Gb/s); beyond it a cbr or poisson
      * flow's gap rounds to 0 ps and the run never advances */

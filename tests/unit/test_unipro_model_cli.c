@@ -63,6 +63,14 @@ static void test_model_errors_name_the_line(void)
     /* fuzz_model: a cbr/poisson rate so high that the gap rounded to 0 ps hung the run */
     expect_error("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=poisson rate=1e22Mb/s\n",
                  ":4: rate: bad value '1e22Mb/s' (a rate such as 1Gb/s, at most 1Tb/s)");
+    /* the limit the message names is a rate it takes; just past it is refused */
+    expect_error("node A dev=2\nnode B dev=3\nlink A B\ntraffic A B kind=cbr rate=1.001Tb/s\n",
+                 ":4: rate: bad value '1.001Tb/s' (a rate such as 1Gb/s, at most 1Tb/s)");
+    double bps = 0;
+    CU_ASSERT_EQUAL(model_parse_rate("1Tb/s", &bps), 0);
+    CU_ASSERT_EQUAL(bps, 1e12);
+    CU_ASSERT_EQUAL(model_parse_rate("2.5Gb/s", &bps), 0);
+    CU_ASSERT_EQUAL(bps, 2.5e9);
     /* errors found when building name the statement's line too */
     expect_error("node A dev=2\nnode B dev=3\ntraffic A B\n", ":3: no path from A to B");
 }
