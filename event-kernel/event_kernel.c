@@ -2,7 +2,7 @@
 // gbvp's native event kernel (interface in event-kernel/event_kernel.h, design in docs/event-kernel.md).
 //
 // Two arrays, both grown by doubling and never shrunk, so steady-state scheduling does
-// not allocate:
+// not allocate, and a fixed ring:
 //  - nodes[]: one slot per event (callback, context, generation). Free slots form a LIFO
 //    list threaded through `next_free`. A handle is generation << 32 | slot; the
 //    generation changes whenever a slot is freed, so a stale handle never matches the
@@ -10,10 +10,17 @@
 //  - heap[]: a 4-ary min-heap of (time, seq << 32 | slot) (event-kernel/event_heap.h).
 //    Entries past the last one are filler (SIM_HEAP_NONE) so that every sibling group is
 //    full: whatever shortens the heap rewrites the entries it leaves.
+//  - soon[]: beside the heap, a short ring of entries in (time, key) order, for the common
+//    pattern of a model's stream of events each due a little after every other pending
+//    one (a link's frame arrivals): such an event is appended in one comparison instead
+//    of sifting through the heap. An event goes there only when it is due within
+//    SOON_WINDOW and after the ring's last entry; the next event is the smaller of the
+//    ring's first entry and the heap's root. Where few events fit that pattern the ring
+//    is left unused for a while (SOON_JUDGE), so the heap's root reuse below is kept.
 //
-// Cancelling is lazy: the node forgets its callback and its heap entry stays behind as
-// "dead" until it reaches the top (where it is dropped) or until dead entries outnumber
-// live ones, when the heap is compacted in O(n). Either way each cancel costs O(1)
+// Cancelling is lazy: the node forgets its callback and its entry (heap or ring) stays
+// behind as "dead" until it comes first (where it is dropped) or until dead entries
+// outnumber live ones, when both are compacted in O(n). Either way each cancel costs O(1)
 // amortized plus, at most, one O(log n) removal later, and memory stays bounded by twice
 // the peak number of pending events.
 //
@@ -43,6 +50,18 @@
 #define SEQ_LIMIT ((uint64_t)1 << 32)
 /* Compaction starts once dead entries exceed both this and the live count. */
 #define COMPACT_MIN_DEAD 64
+/* The soon list (see the top of this file): its room, and how far ahead an event may be
+ * due to enter it (a link's next arrival at HS gears is due within a few microseconds; its
+ * replay and protection timers, a millisecond ahead, would keep arrivals out). */
+#define SOON_CAP 64u
+#define SOON_WINDOW SIM_US(3)
+/* The soon list pays only when nearly every event goes through it; events at random
+ * distances would split between the two structures and lose the heap's root reuse. So it
+ * is judged every SOON_JUDGE inserts, and left unused for SOON_REST inserts when fewer
+ * than SOON_KEEP of them went into it. */
+#define SOON_JUDGE 256u
+#define SOON_KEEP 128u
+#define SOON_REST 4096u
 
 typedef struct sim_event_kernel_node {
     sim_event_fn fn; /* NULL when free or cancelled */
@@ -55,6 +74,10 @@ struct sim_event_kernel {
     sim_scheduler sched;
     sim_heap_entry *heap;
     size_t len;     /* heap entries, dead ones included */
+    sim_heap_entry soon[SOON_CAP]; /* a ring sorted by (time, key), dead ones included */
+    unsigned soon_head, soon_len;
+    unsigned soon_tries, soon_hits; /* inserts judged so far, and those that went in */
+    unsigned soon_rest;             /* inserts left before the soon list is tried again */
     size_t cap;     /* slots in nodes[] = entries room in heap[] */
     sim_event_kernel_node *nodes;
     uint32_t free_head;
@@ -172,6 +195,55 @@ static void pop_root(sim_event_kernel *k)
     sim_heap_sift_down(k->heap, k->len, 0);
 }
 
+/* The i-th soonest entry of the soon list. */
+static inline sim_heap_entry *soon_at(sim_event_kernel *k, unsigned i)
+{
+    return &k->soon[(k->soon_head + i) % SOON_CAP];
+}
+
+static void soon_pop(sim_event_kernel *k)
+{
+    k->soon_head = (k->soon_head + 1) % SOON_CAP;
+    k->soon_len--;
+}
+
+/* Appends e to the soon list when it is due within SOON_WINDOW, after every event in the
+ * list, and there is room; otherwise it is left for the heap. Either way the order of
+ * events is the same: the list and the heap are each sorted, and the next event is the
+ * smaller of their first entries. */
+static inline bool soon_insert(sim_event_kernel *k, sim_heap_entry e, sim_time delay)
+{
+    if (k->soon_rest) {
+        k->soon_rest--;
+        return false;
+    }
+    if (++k->soon_tries == SOON_JUDGE) {
+        if (k->soon_hits < SOON_KEEP)
+            k->soon_rest = SOON_REST;
+        k->soon_tries = k->soon_hits = 0;
+    }
+    if (delay > SOON_WINDOW || k->soon_len == SOON_CAP ||
+        (k->soon_len && sim_heap_less(e, *soon_at(k, k->soon_len - 1))))
+        return false;
+    *soon_at(k, k->soon_len++) = e;
+    k->soon_hits++;
+    return true;
+}
+
+/* The earliest heap entry that is pending or dead, not the running event's own: with the
+ * root pending, one of its children (or SIM_HEAP_NONE). */
+static inline sim_heap_entry heap_first(const sim_event_kernel *k)
+{
+    if (!k->root_pending)
+        return k->len ? k->heap[0] : SIM_HEAP_NONE;
+    sim_heap_entry m = SIM_HEAP_NONE;
+    size_t end = k->len < 5 ? k->len : 5;
+    for (size_t c = 1; c < end; c++)
+        if (sim_heap_less(k->heap[c], m))
+            m = k->heap[c];
+    return m;
+}
+
 /* Drops the root entry of the event running, if no schedule has reused it yet. */
 static void settle_root(sim_event_kernel *k)
 {
@@ -195,6 +267,16 @@ static void compact(sim_event_kernel *k)
     for (size_t i = j; i < k->len; i++)
         k->heap[i] = SIM_HEAP_NONE; /* filler past the end, as sim_heap_sift_down reads it */
     k->len = j;
+    unsigned kept = 0;
+    for (unsigned i = 0; i < k->soon_len; i++) {
+        sim_heap_entry e = *soon_at(k, i);
+        uint32_t slot = (uint32_t)e.key;
+        if (k->nodes[slot].fn)
+            *soon_at(k, kept++) = e;
+        else
+            free_slot(k, slot);
+    }
+    k->soon_len = kept;
     k->dead = 0;
     sim_heap_build(k->heap, k->len);
 }
@@ -210,6 +292,10 @@ static int cmp_key(const void *a, const void *b)
 static int renumber(sim_event_kernel *k)
 {
     settle_root(k);
+    while (k->soon_len) { /* all in the heap (room: a slot has at most one entry) */
+        k->heap[k->len++] = *soon_at(k, 0);
+        soon_pop(k);
+    }
     if (k->len >= k->seq_limit)
         return fail(k, -ENOMEM, "schedule: %zu events pending exceed the sequence limit %" PRIu64,
                     k->len, k->seq_limit);
@@ -252,6 +338,8 @@ static inline __attribute__((always_inline)) int insert(sim_event_kernel *k, sim
     if (out)
         out->id = (uint64_t)n->gen << 32 | slot;
     sim_heap_entry e = { k->now + delay, seq << 32 | slot };
+    if (soon_insert(k, e, delay))
+        return 0;
     if (k->root_pending) {
         k->root_pending = false;
         k->heap[0] = e;
@@ -310,15 +398,9 @@ static bool kernel_advance(sim_event_kernel *k, sim_time t)
 {
     if (!k->running || !k->in_callback || k->stop || t < k->now || t > k->limit)
         return false;
-    if (k->root_pending) {
-        /* the root is the running event's own entry: the earliest pending is a child */
-        size_t end = k->len < 5 ? k->len : 5;
-        for (size_t c = 1; c < end; c++)
-            if (k->heap[c].time <= t)
-                return false;
-    } else if (k->len && k->heap[0].time <= t) {
-        return false; /* (a dead entry here only makes the answer cautious) */
-    }
+    /* (a dead entry first only makes the answer cautious) */
+    if ((k->soon_len && k->soon[k->soon_head].time <= t) || heap_first(k).time <= t)
+        return false;
     k->now = t;
     k->executed++;
     k->batched++;
@@ -330,9 +412,13 @@ static bool kernel_advance(sim_event_kernel *k, sim_time t)
  * event's own) and names `event`, is the event the kernel would run next. */
 static bool kernel_take(sim_event_kernel *k, sim_event event)
 {
-    if (!k->running || !k->in_callback || k->stop || k->root_pending || !k->len)
+    if (!k->running || !k->in_callback || k->stop)
         return false;
-    sim_heap_entry top = k->heap[0];
+    sim_heap_entry hfirst = heap_first(k);
+    bool soon = k->soon_len && sim_heap_less(k->soon[k->soon_head], hfirst);
+    if (!soon && (k->root_pending || !k->len))
+        return false; /* (the heap's first entry is not at the root: let the kernel run it) */
+    sim_heap_entry top = soon ? k->soon[k->soon_head] : hfirst;
     uint32_t slot = (uint32_t)top.key;
     if (slot != (uint32_t)event.id || top.time > k->limit)
         return false;
@@ -344,7 +430,10 @@ static bool kernel_take(sim_event_kernel *k, sim_event event)
     k->now = top.time;
     k->executed++;
     k->batched++;
-    k->root_pending = true; /* its entry is the running event's now */
+    if (soon)
+        soon_pop(k);
+    else
+        k->root_pending = true; /* its entry is the running event's now */
     begin_event(k);
     return true;
 }
@@ -386,12 +475,19 @@ bool sim_event_kernel_cancel(sim_event_kernel *k, sim_event event)
  * Returns whether an event ran. Inlined into the run loop, which calls it once per event. */
 static inline __attribute__((always_inline)) bool run_one(sim_event_kernel *k, sim_time limit)
 {
-    while (k->len > 0 && k->heap[0].time <= limit) {
-        sim_heap_entry top = k->heap[0];
+    for (;;) {
+        /* the smaller first entry of the soon list and the heap (SIM_HEAP_NONE when empty) */
+        bool soon = k->soon_len && sim_heap_less(k->soon[k->soon_head], k->heap[0]);
+        sim_heap_entry top = soon ? k->soon[k->soon_head] : k->heap[0];
+        if ((!soon && !k->len) || top.time > limit)
+            return false;
         uint32_t slot = (uint32_t)top.key;
         sim_event_kernel_node *n = &k->nodes[slot];
         if (!n->fn) {
-            pop_root(k);
+            if (soon)
+                soon_pop(k);
+            else
+                pop_root(k);
             free_slot(k, slot);
             k->dead--;
             continue;
@@ -404,7 +500,10 @@ static inline __attribute__((always_inline)) bool run_one(sim_event_kernel *k, s
         k->live--;
         k->now = top.time;
         k->executed++;
-        k->root_pending = true;
+        if (soon)
+            soon_pop(k);
+        else
+            k->root_pending = true;
         k->in_callback = true;
         begin_event(k);
         fn(ctx);
@@ -413,7 +512,6 @@ static inline __attribute__((always_inline)) bool run_one(sim_event_kernel *k, s
         settle_root(k);
         return true;
     }
-    return false;
 }
 
 int sim_event_kernel_step(sim_event_kernel *k)
@@ -481,17 +579,23 @@ bool sim_event_kernel_next_time(sim_event_kernel *k, sim_time *out)
 {
     /* The entry of a running event is not pending; dead entries on top are dropped. */
     settle_root(k);
-    while (k->len > 0) {
+    while (k->soon_len && !k->nodes[(uint32_t)k->soon[k->soon_head].key].fn) {
+        free_slot(k, (uint32_t)k->soon[k->soon_head].key);
+        soon_pop(k);
+        k->dead--;
+    }
+    while (k->len > 0 && !k->nodes[(uint32_t)k->heap[0].key].fn) {
         uint32_t slot = (uint32_t)k->heap[0].key;
-        if (k->nodes[slot].fn) {
-            *out = k->heap[0].time;
-            return true;
-        }
         pop_root(k);
         free_slot(k, slot);
         k->dead--;
     }
-    return false;
+    if (!k->soon_len && !k->len)
+        return false;
+    *out = k->soon_len && sim_heap_less(k->soon[k->soon_head], k->heap[0])
+               ? k->soon[k->soon_head].time
+               : k->heap[0].time;
+    return true;
 }
 
 sim_time sim_event_kernel_now(const sim_event_kernel *k)

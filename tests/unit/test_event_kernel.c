@@ -775,6 +775,7 @@ typedef struct dyn_run {
     size_t last;
     sim_time last_time;
     size_t errors;
+    bool streams;         /* schedule as links do (dyn_fire) rather than at random */
     struct dyn_ctx *ctxs; /* one per event, the callback's context */
 } dyn_run;
 
@@ -809,15 +810,29 @@ static void dyn_fire(void *ctx)
     e->state = 1;
     r->last = c->index;
     r->last_time = now;
-    /* 0..3 children (1.5 on average) while few are pending, else 0..1: the queue hovers
-     * around 4000 events, a quarter of them due at once (delay 0). */
-    unsigned most = sim_event_kernel_pending(r->k) < 4000 ? 4 : 2;
-    unsigned children = (unsigned)(next_random(&r->rng) % most);
-    for (unsigned i = 0; i < children; i++)
-        dyn_schedule(r, next_random(&r->rng) % 4 == 0 ? 0 : next_random(&r->rng) % 1000);
+    if (r->streams) {
+        /* As a link's arrivals: the successor is due after every pending event, now and
+         * then one due at this very time or a millisecond ahead (a timer); about 28
+         * streams pending. */
+        unsigned x = (unsigned)(next_random(&r->rng) % 16);
+        dyn_schedule(r, x == 0   ? 0
+                        : x == 1 ? SIM_MS(1)
+                                 : SIM_NS(200) + next_random(&r->rng) % 4);
+        if (sim_event_kernel_pending(r->k) < 28)
+            dyn_schedule(r, SIM_NS(200) + next_random(&r->rng) % 4);
+    } else {
+        /* 0..3 children (1.5 on average) while few are pending, else 0..1: the queue
+         * hovers around 4000 events, a quarter of them due at once (delay 0). */
+        unsigned most = sim_event_kernel_pending(r->k) < 4000 ? 4 : 2;
+        unsigned children = (unsigned)(next_random(&r->rng) % most);
+        for (unsigned i = 0; i < children; i++)
+            dyn_schedule(r, next_random(&r->rng) % 4 == 0 ? 0 : next_random(&r->rng) % 1000);
+    }
     if (next_random(&r->rng) % 3 == 0 && r->n > 0) {
-        /* One of the last 5000 scheduled: pending, ran or already cancelled. */
-        size_t j = r->n - 1 - next_random(&r->rng) % (r->n < 5000 ? r->n : 5000);
+        /* One of the last 5000 scheduled (of the last 64 among streams, which run soon):
+         * pending, ran or already cancelled. */
+        size_t back = r->streams ? 64 : 5000;
+        size_t j = r->n - 1 - next_random(&r->rng) % (r->n < back ? r->n : back);
         bool got = sim_event_kernel_cancel(r->k, r->ev[j].handle);
         if (got != (r->ev[j].state == 0))
             r->errors++;
@@ -826,14 +841,15 @@ static void dyn_fire(void *ctx)
     }
 }
 
-static void test_kernel_random_callbacks_scheduling_and_cancelling_keep_order(void)
+static void check_dynamic(bool streams)
 {
     enum { CAP = 300000 };
-    dyn_run r = { .k = sim_event_kernel_new(0), .cap = CAP, .rng = 99, .last = SIZE_MAX };
+    dyn_run r = { .k = sim_event_kernel_new(0), .cap = CAP, .rng = 99, .last = SIZE_MAX,
+                  .streams = streams };
     r.ev = calloc(CAP, sizeof *r.ev);
     r.ctxs = calloc(CAP, sizeof *r.ctxs);
     sim_event_kernel_set_seq_limit_for_test(r.k, 20000);
-    for (int i = 0; i < 2000; i++)
+    for (int i = 0; i < (streams ? 28 : 2000); i++)
         dyn_schedule(&r, next_random(&r.rng) % 1000);
     CU_ASSERT_EQUAL(sim_event_kernel_run(r.k), 0);
     CU_ASSERT_EQUAL(r.n, CAP);
@@ -844,11 +860,21 @@ static void test_kernel_random_callbacks_scheduling_and_cancelling_keep_order(vo
         cancelled += r.ev[i].state == 2;
     }
     CU_ASSERT_EQUAL(ran + cancelled, CAP);
-    CU_ASSERT(cancelled > CAP / 10);
+    CU_ASSERT(cancelled > (streams ? CAP / 50 : CAP / 10));
     CU_ASSERT_EQUAL(sim_event_kernel_executed(r.k), ran);
     free(r.ctxs);
     free(r.ev);
     sim_event_kernel_free(r.k);
+}
+
+static void test_kernel_random_callbacks_scheduling_and_cancelling_keep_order(void)
+{
+    check_dynamic(false);
+}
+
+static void test_kernel_streams_of_successors_among_timers_keep_order(void)
+{
+    check_dynamic(true);
 }
 
 /* ---- batching (advance, take, schedule_first) ------------------------------------------ */
@@ -1006,6 +1032,7 @@ static const unit_test random_tests[] = {
     UNIT_TEST(test_kernel_random_events_near_and_far_match_reference_sort),
     UNIT_TEST(test_kernel_sequence_renumbering_keeps_order),
     UNIT_TEST(test_kernel_random_callbacks_scheduling_and_cancelling_keep_order),
+    UNIT_TEST(test_kernel_streams_of_successors_among_timers_keep_order),
     UNIT_TEST(test_rng_is_seeded_xoshiro256starstar),
     UNIT_TESTS_END,
 };
