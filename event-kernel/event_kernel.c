@@ -201,6 +201,19 @@ static inline sim_heap_entry *soon_at(sim_event_kernel *k, unsigned i)
     return &k->soon[(k->soon_head + i) % SOON_CAP];
 }
 
+/* The soon list's first entry, or SIM_HEAP_NONE (which ranks after every event) when it
+ * is empty: so "the ring's first comes before X" needs no emptiness test. */
+static inline sim_heap_entry soon_first(const sim_event_kernel *k)
+{
+    return k->soon_len ? k->soon[k->soon_head] : SIM_HEAP_NONE;
+}
+
+/* Whether e, an entry or SIM_HEAP_NONE, is an event due at or before t. */
+static inline bool due_by(sim_heap_entry e, sim_time t)
+{
+    return e.key != SIM_HEAP_NONE.key && e.time <= t;
+}
+
 static void soon_pop(sim_event_kernel *k)
 {
     k->soon_head = (k->soon_head + 1) % SOON_CAP;
@@ -399,7 +412,7 @@ static bool kernel_advance(sim_event_kernel *k, sim_time t)
     if (!k->running || !k->in_callback || k->stop || t < k->now || t > k->limit)
         return false;
     /* (a dead entry first only makes the answer cautious) */
-    if ((k->soon_len && k->soon[k->soon_head].time <= t) || heap_first(k).time <= t)
+    if (due_by(soon_first(k), t) || due_by(heap_first(k), t))
         return false;
     k->now = t;
     k->executed++;
@@ -414,11 +427,11 @@ static bool kernel_take(sim_event_kernel *k, sim_event event)
 {
     if (!k->running || !k->in_callback || k->stop)
         return false;
-    sim_heap_entry hfirst = heap_first(k);
-    bool soon = k->soon_len && sim_heap_less(k->soon[k->soon_head], hfirst);
+    sim_heap_entry sfirst = soon_first(k), hfirst = heap_first(k);
+    bool soon = sim_heap_less(sfirst, hfirst);
     if (!soon && (k->root_pending || !k->len))
         return false; /* (the heap's first entry is not at the root: let the kernel run it) */
-    sim_heap_entry top = soon ? k->soon[k->soon_head] : hfirst;
+    sim_heap_entry top = soon ? sfirst : hfirst;
     uint32_t slot = (uint32_t)top.key;
     if (slot != (uint32_t)event.id || top.time > k->limit)
         return false;
@@ -477,8 +490,9 @@ static inline __attribute__((always_inline)) bool run_one(sim_event_kernel *k, s
 {
     for (;;) {
         /* the smaller first entry of the soon list and the heap (SIM_HEAP_NONE when empty) */
-        bool soon = k->soon_len && sim_heap_less(k->soon[k->soon_head], k->heap[0]);
-        sim_heap_entry top = soon ? k->soon[k->soon_head] : k->heap[0];
+        sim_heap_entry sfirst = soon_first(k);
+        bool soon = sim_heap_less(sfirst, k->heap[0]);
+        sim_heap_entry top = soon ? sfirst : k->heap[0];
         if ((!soon && !k->len) || top.time > limit)
             return false;
         uint32_t slot = (uint32_t)top.key;
@@ -579,8 +593,8 @@ bool sim_event_kernel_next_time(sim_event_kernel *k, sim_time *out)
 {
     /* The entry of a running event is not pending; dead entries on top are dropped. */
     settle_root(k);
-    while (k->soon_len && !k->nodes[(uint32_t)k->soon[k->soon_head].key].fn) {
-        free_slot(k, (uint32_t)k->soon[k->soon_head].key);
+    while (k->soon_len && !k->nodes[(uint32_t)soon_first(k).key].fn) {
+        free_slot(k, (uint32_t)soon_first(k).key);
         soon_pop(k);
         k->dead--;
     }
@@ -592,9 +606,8 @@ bool sim_event_kernel_next_time(sim_event_kernel *k, sim_time *out)
     }
     if (!k->soon_len && !k->len)
         return false;
-    *out = k->soon_len && sim_heap_less(k->soon[k->soon_head], k->heap[0])
-               ? k->soon[k->soon_head].time
-               : k->heap[0].time;
+    sim_heap_entry sfirst = soon_first(k);
+    *out = sim_heap_less(sfirst, k->heap[0]) ? sfirst.time : k->heap[0].time;
     return true;
 }
 
