@@ -202,6 +202,11 @@ typedef struct gbl_callbacks {
     void (*down)(void *ctx, int err, const char *why);
     /* gbl_send() returned -EAGAIN earlier and the ring has space again. */
     void (*writable)(void *ctx);
+    /* Optional (server): something to log that leaves the link as it is: a client was
+     * refused, or the waiting ones reset, because this process is out of file descriptors.
+     * NULL: reported through down while no client is connected, and only counted
+     * (gbl_stats.refused) while one is. */
+    void (*notice)(void *ctx, int err, const char *why);
 } gbl_callbacks;
 
 typedef struct gbl_config {
@@ -280,6 +285,8 @@ typedef struct gbl_stats {
     uint64_t wakeups;              /* own doorbell reads that found a kick */
     uint64_t connections;          /* handshakes completed */
     uint64_t protocol_errors;      /* links dropped for a protocol error */
+    uint64_t refused;              /* clients turned away: another one is connected, or no
+                                    * file descriptor was left to take them */
 } gbl_stats;
 
 void gbl_get_stats(const gbl_link *l, gbl_stats *out);

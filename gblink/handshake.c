@@ -45,10 +45,16 @@ int gbl_hs_send(int sock, const void *msg, size_t len, const int *fds, int nfds)
     return (size_t)n == len ? 0 : -EIO;
 }
 
+/* Room for more descriptors than any gblink message carries: the kernel rounds the control
+ * buffer up and fills what fits (CMSG_SPACE for 3 holds 4), and a hostile peer may send many.
+ * Whatever arrives is closed unless it is wanted; beyond this room the kernel discards the
+ * rest itself and says so with MSG_CTRUNC. */
+#define RECV_FDS 16
+
 long gbl_hs_recv(int sock, void *msg, size_t cap, int *fds, int maxfds, int *nfds)
 {
     union {
-        char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+        char buf[CMSG_SPACE(sizeof(int) * RECV_FDS)];
         struct cmsghdr align;
     } ctl;
     struct iovec iov = { .iov_base = msg, .iov_len = cap };
@@ -66,20 +72,16 @@ long gbl_hs_recv(int sock, void *msg, size_t cap, int *fds, int maxfds, int *nfd
     if (n < 0)
         return errno == EWOULDBLOCK ? -EAGAIN : -errno;
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-        size_t count;
-        int tmp[MAX_FDS];
-
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
             continue;
-        count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        if (count > MAX_FDS)
-            count = MAX_FDS;
-        memcpy(tmp, CMSG_DATA(c), count * sizeof(int));
+        size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
         for (size_t i = 0; i < count; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
             if (got < maxfds) {
-                fds[got++] = tmp[i];
+                fds[got++] = fd;
             } else {
-                close(tmp[i]);
+                close(fd);
                 bad = 1;
             }
         }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -38,6 +39,8 @@ struct gbl_link {
 
     int ep;                        /* epoll: the one descriptor the caller watches */
     int listen_fd;                 /* server only */
+    int lock_fd;                   /* server only: holds PATH.lock for the server's life */
+    int spare_fd;                  /* server only: freed to refuse a client when out of fds */
     int conn_fd;                   /* -1 when not connected */
     int wake_fd;                   /* our doorbell (the peer writes it) */
     int peer_wake_fd;              /* the peer's doorbell */
@@ -130,12 +133,27 @@ static void ring_doorbell(gbl_link *l, int fd)
         l->stats.doorbells_rung++;
 }
 
-static void drain_doorbell(gbl_link *l)
+/* Reads our doorbell. An eventfd never reaches its end and never fails but with EAGAIN:
+ * anything else means the peer passed something else as our doorbell, which would stay
+ * readable forever (a busy loop). 0, or -EPROTO. */
+static int drain_doorbell(gbl_link *l)
 {
     uint64_t v;
+    ssize_t n;
 
-    if (l->wake_fd >= 0 && read(l->wake_fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+    if (l->wake_fd < 0)
+        return 0;
+    do
+        n = read(l->wake_fd, &v, sizeof(v));
+    while (n < 0 && errno == EINTR);
+    if (n == (ssize_t)sizeof(v)) {
         l->stats.wakeups++;
+        return 0;
+    }
+    if (n < 0 && errno == EAGAIN)
+        return 0;
+    return drop(l, -EPROTO, "our doorbell from the peer is not an eventfd (%s)",
+                n < 0 ? strerror(errno) : n == 0 ? "it reached its end" : "a short read");
 }
 
 /* ---- construction ------------------------------------------------------------------- */
@@ -171,7 +189,7 @@ static gbl_link *link_new(int is_server, const char *path, const gbl_config *cfg
     if (cb)
         l->cb = *cb;
     l->ctx = ctx;
-    l->listen_fd = l->conn_fd = l->wake_fd = l->peer_wake_fd = -1;
+    l->listen_fd = l->lock_fd = l->spare_fd = l->conn_fd = l->wake_fd = l->peer_wake_fd = -1;
     l->state = is_server ? GBL_STATE_LISTENING : GBL_STATE_IDLE;
     l->ep = epoll_create1(EPOLL_CLOEXEC);
     if (l->ep < 0) {
@@ -202,10 +220,19 @@ static int clear_path(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s exists and is not a socket", path);
         return -EEXIST;
     }
-    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    /* non-blocking: a server that is alive but not accepting (stopped, wedged) has a full
+     * backlog, where a blocking connect would wait for ever */
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd >= 0) {
         fill_addr(&sa, path);
-        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+        int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+        if (rc < 0 && (errno == EAGAIN || errno == EINPROGRESS)) {
+            snprintf(err, errlen, "a gblink server is listening on %s but not answering (its "
+                     "queue of connections is full)", path);
+            close(fd);
+            return -EADDRINUSE;
+        }
+        if (rc == 0) {
             struct ucred who = { 0 };
             socklen_t len = sizeof(who);
             if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &who, &len) == 0 && who.pid > 0) {
@@ -223,27 +250,110 @@ static int clear_path(const char *path, char *err, size_t errlen)
     return 0;
 }
 
+/* PATH.lock, beside the socket. */
+static void lock_path_of(const gbl_link *l, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s.lock", l->path);
+}
+
+/* One server per path: a lock on PATH.lock, held for the server's life, refuses a second
+ * instance with a clear message, where probing the socket alone leaves windows (between the
+ * first one's bind and listen) in which the second would replace the first's socket. The
+ * file is removed, still locked, when the server ends: who locks a file that is no longer at
+ * the path tries again. */
+static int lock_path(gbl_link *l, char *err, size_t errlen)
+{
+    char lp[sizeof(l->path) + 8];
+
+    lock_path_of(l, lp, sizeof(lp));
+    for (int tries = 0; tries < 8; tries++) {
+        struct stat held, now;
+        int fd = open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            int e = errno;
+            snprintf(err, errlen, "cannot create the lock file %s: %s", lp, strerror(e));
+            return -e;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+            int e = errno;
+            close(fd);
+            if (e == EWOULDBLOCK) {
+                snprintf(err, errlen, "another gblink server holds %s (%s is locked)",
+                         l->path, lp);
+                return -EADDRINUSE;
+            }
+            snprintf(err, errlen, "locking %s: %s", lp, strerror(e));
+            return -e;
+        }
+        if (fstat(fd, &held) == 0 && stat(lp, &now) == 0 && held.st_dev == now.st_dev &&
+            held.st_ino == now.st_ino) {
+            l->lock_fd = fd;
+            return 0;
+        }
+        close(fd); /* its holder removed it as we opened it */
+    }
+    snprintf(err, errlen, "the lock file %s keeps being replaced", lp);
+    return -EBUSY;
+}
+
+static void unlock_path(gbl_link *l)
+{
+    char lp[sizeof(l->path) + 8];
+
+    if (l->lock_fd < 0)
+        return;
+    lock_path_of(l, lp, sizeof(lp));
+    unlink(lp);
+    close(l->lock_fd);
+    l->lock_fd = -1;
+}
+
+/* Binds and listens on the link's path (free by now) and watches the socket. 0 or -errno. */
+static int listen_on(gbl_link *l, char *err, size_t errlen)
+{
+    struct sockaddr_un sa;
+    int rc;
+
+    l->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    fill_addr(&sa, l->path);
+    int bound = l->listen_fd >= 0 && bind(l->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+    if (bound && listen(l->listen_fd, 4) == 0) {
+        rc = watch(l, l->listen_fd, TAG_LISTEN, EPOLLIN);
+        if (rc == 0)
+            return 0;
+        errno = -rc;
+    }
+    rc = -errno;
+    snprintf(err, errlen, "listening on %s: %s", l->path, strerror(errno));
+    if (bound)
+        unlink(l->path);
+    if (l->listen_fd >= 0)
+        close(l->listen_fd);
+    l->listen_fd = -1;
+    return rc;
+}
+
 gbl_link *gbl_server_new(const char *path, const gbl_config *cfg, const gbl_callbacks *cb,
                          void *ctx, char *err, size_t errlen)
 {
     gbl_link *l = link_new(1, path, cfg, cb, ctx, err, errlen);
-    struct sockaddr_un sa;
 
     if (!l)
         return NULL;
-    if (clear_path(path, err, errlen) < 0)
+    if (lock_path(l, err, errlen) < 0 || clear_path(path, err, errlen) < 0)
         goto fail;
-    l->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    fill_addr(&sa, path);
-    if (l->listen_fd < 0 || bind(l->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0
-        || listen(l->listen_fd, 4) < 0 || watch(l, l->listen_fd, TAG_LISTEN, EPOLLIN) < 0) {
-        snprintf(err, errlen, "listening on %s: %s", path, strerror(errno));
+    l->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (l->spare_fd < 0) {
+        snprintf(err, errlen, "no file descriptor to spare for %s: %s", path, strerror(errno));
         goto fail;
     }
+    if (listen_on(l, err, errlen) < 0)
+        goto fail;
     return l;
 fail:
-    if (l->listen_fd >= 0)
-        close(l->listen_fd);
+    if (l->spare_fd >= 0)
+        close(l->spare_fd);
+    unlock_path(l);
     close(l->ep);
     free(l);
     return NULL;
@@ -270,6 +380,9 @@ void gbl_free(gbl_link *l)
         close(l->listen_fd);
         unlink(l->path);
     }
+    if (l->spare_fd >= 0)
+        close(l->spare_fd);
+    unlock_path(l);
     close(l->ep);
     free(l);
 }
@@ -353,15 +466,83 @@ static void start_up(gbl_link *l, int tx_ring, int rx_ring, uint32_t ring_size)
     l->err[0] = '\0';
 }
 
+/* Tells the caller why a client was turned away, without touching the connection there
+ * may be: through notice, or through down (its "handshake failed" case) when no client is
+ * connected, whom a down would mislead. */
+static void report_refusal(gbl_link *l, int err, const char *fmt, ...)
+{
+    char why[sizeof(l->err)];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    memcpy(l->err, why, sizeof(why));
+    l->stats.refused++;
+    if (l->cb.notice)
+        l->cb.notice(l->ctx, err, why);
+    else if (l->state == GBL_STATE_LISTENING && l->cb.down)
+        l->cb.down(l->ctx, err, why);
+}
+
+static int listen_on(gbl_link *l, char *err, size_t errlen);
+
+/* Out of descriptors, a client waiting in the backlog keeps the listening socket readable
+ * for ever, a busy loop: the spare descriptor kept for this makes room to accept the client
+ * and tell it why it is refused. Without a spare (another thread took the descriptor it
+ * freed), the listening socket is made anew, which empties its backlog (those clients see
+ * their connection reset); this server holds the path's lock, so nobody else can take it
+ * meanwhile. Returns whether accepting may go on. */
+static int refuse_without_descriptors(gbl_link *l, int err)
+{
+    char why[200];
+
+    if (l->spare_fd >= 0) {
+        close(l->spare_fd);
+        int fd = accept4(l->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int e = errno;
+        if (fd >= 0) {
+            refuse(fd, "the gblink server is out of file descriptors");
+            close(fd);
+        }
+        l->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            report_refusal(l, -err, "refused a client on %s: this process is out of file "
+                           "descriptors (%s)", l->path, strerror(err));
+            return 1;
+        }
+        /* accept fails for want of a descriptor before it looks for a client: with one
+         * free, nobody was waiting after all */
+        if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ECONNABORTED)
+            return 0;
+    }
+    close_fd(l, &l->listen_fd);
+    unlink(l->path);
+    if (listen_on(l, why, sizeof(why)) < 0) {
+        report_refusal(l, -err, "stopped listening on %s: out of file descriptors (%s), and "
+                       "%s", l->path, strerror(err), why);
+        return 0;
+    }
+    report_refusal(l, -err, "out of file descriptors (%s): reset the clients waiting on %s",
+                   strerror(err), l->path);
+    return 0;
+}
+
 static void server_accept(gbl_link *l)
 {
     for (;;) {
         int fd = accept4(l->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0)
+        if (fd < 0) {
+            int e = errno;
+            if ((e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) &&
+                refuse_without_descriptors(l, e))
+                continue;
             return;
+        }
         if (l->state == GBL_STATE_UP) {
             refuse(fd, "another client is connected to this gblink server");
             close(fd);
+            l->stats.refused++;
             continue;
         }
         if (l->state == GBL_STATE_HANDSHAKE)
@@ -389,6 +570,12 @@ static int server_handshake(gbl_link *l)
         set_err(l, "client left during the handshake");
         teardown(l);
         return 0;
+    }
+    if (n == -EPROTO) {
+        refuse(l->conn_fd, "a gblink hello is one message of %zu bytes without descriptors",
+               sizeof(h));
+        return drop(l, -EPROTO, "refused a client: its hello was longer than %zu bytes or "
+                    "carried file descriptors", sizeof(h));
     }
     if (n != (long)sizeof(h) || h.magic != GBL_HS_HELLO_MAGIC) {
         refuse(l->conn_fd, "not a gblink hello message");
@@ -450,6 +637,22 @@ fail:
     return drop(l, rc, "handshake with client \"%s\" failed: %s", h.name, strerror(-rc));
 }
 
+/* Whether fd is an eventfd, as a doorbell must be: anything else could stay readable for
+ * ever (a busy loop) or raise SIGPIPE when rung. Where /proc cannot say, the doorbell's
+ * reads check it instead (drain_doorbell). */
+static int is_eventfd(int fd)
+{
+    char proc[40], target[64];
+    ssize_t n;
+
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+    n = readlink(proc, target, sizeof(target) - 1);
+    if (n < 0)
+        return 1;
+    target[n] = '\0';
+    return strcmp(target, "anon_inode:[eventfd]") == 0;
+}
+
 static void close_fds(int *fds, int n)
 {
     for (int i = 0; i < n; i++)
@@ -467,7 +670,10 @@ static int client_handshake(gbl_link *l)
         return 0;
     if (n == 0)
         return drop(l, -ECONNRESET, "server closed the connection during the handshake");
-    if (n < 0 && n != -EPROTO)
+    if (n == -EPROTO)
+        return drop(l, -EPROTO, "server's handshake reply was longer than %zu bytes or "
+                    "carried more than 3 descriptors", sizeof(a));
+    if (n < 0)
         return drop(l, (int)n, "handshake: %s", strerror((int)-n));
     if (n != (long)sizeof(a) || a.magic != GBL_HS_ACCEPT_MAGIC) {
         close_fds(fds, nfds);
@@ -488,6 +694,13 @@ static int client_handshake(gbl_link *l)
     if (nfds != 3) {
         close_fds(fds, nfds);
         return drop(l, -EPROTO, "server passed %d descriptors instead of 3", nfds);
+    }
+    for (int i = 1; i < 3; i++) {
+        if (!is_eventfd(fds[i])) {
+            close_fds(fds, nfds);
+            return drop(l, -EPROTO, "server passed something other than an eventfd as %s "
+                        "doorbell", i == 1 ? "our" : "its");
+        }
     }
     rc = gbl_shm_map_peer(fds[0], &a, &l->shm, &l->shm_size, l->err, sizeof(l->err));
     close(fds[0]);
@@ -585,7 +798,7 @@ static int pump(gbl_link *l)
 int gbl_process(gbl_link *l)
 {
     struct epoll_event ev[4];
-    int n, listen_ready = 0, conn_ready = 0, delivered = 0, rc;
+    int n, listen_ready = 0, conn_ready = 0, wake_ready = 0, delivered = 0, rc;
     unsigned gen = l->gen;
 
     n = epoll_wait(l->ep, ev, 4, 0);
@@ -593,9 +806,14 @@ int gbl_process(gbl_link *l)
         switch (ev[i].data.u32) {
         case TAG_LISTEN: listen_ready = 1; break;
         case TAG_CONN: conn_ready = 1; break;
-        case TAG_WAKE: drain_doorbell(l); break;
+        case TAG_WAKE: wake_ready = 1; break;
         default: break;
         }
+    }
+    if (wake_ready) {
+        rc = drain_doorbell(l);
+        if (rc < 0)
+            return rc;
     }
     if (l->state == GBL_STATE_UP) {
         rc = pump(l);

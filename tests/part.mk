@@ -8,6 +8,8 @@ TEST_LIBS := $(GBVP_LIBS) $(LIB_qemu_hw_es2)
 # ---- unit tests, one binary per part or concept ----
 $(eval $(call unit_test,test_event_kernel,tests/unit/test_event_kernel.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_gblink,tests/unit/test_gblink.c tests/unit/test_gblink_util.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_gblink_hostile,tests/unit/test_gblink_hostile.c \
+	tests/unit/test_gblink_util.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_es2_proto,tests/unit/test_es2_proto.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_link,tests/unit/test_unipro_link.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_unipro_msg_wire,tests/unit/test_unipro_msg_wire.c,$(TEST_LIBS)))
