@@ -614,11 +614,26 @@ static void print_audio(sim_bridge_audio_state a, FILE *out)
     fprintf(out, "\n");
 }
 
+/* What happened to records for QEMU: queued for room in the ring, lost, refused. */
+static void print_link_queue(sim_bridge_gblink_stats q, FILE *out)
+{
+    fprintf(out, "records for QEMU: %llu waited for room (at most %llu at once, %llu now); "
+            "lost: %llu messages and %llu answers at the full queue, %llu discarded when QEMU "
+            "went, %llu with no QEMU, %llu too big, %llu refused by gblink; %llu peers refused\n",
+            (unsigned long long)q.queued, (unsigned long long)q.queue_peak,
+            (unsigned long long)q.waiting, (unsigned long long)q.messages_dropped,
+            (unsigned long long)q.results_dropped, (unsigned long long)q.discarded,
+            (unsigned long long)q.no_peer, (unsigned long long)q.oversize,
+            (unsigned long long)q.send_failed, (unsigned long long)q.clients_refused);
+}
+
 void sim_simulator_status(sim_simulator *s, FILE *out)
 {
     if (s->gblink)
         fprintf(out, "link: %s, ", sim_bridge_gblink_up(s->gblink) ? "up" : "waiting for QEMU");
     fprintf(out, "SVC handshake %s\n", gb_svc_handshake_done(s->svc) ? "done" : "not done");
+    if (s->gblink)
+        print_link_queue(sim_bridge_gblink_get_stats(s->gblink), out);
     print_audio(sim_bridge_audio_get_state(sim_bridge_get_audio(s->bridge)), out);
     for (unsigned i = 0; i < s->cfg.num_slots; i++) {
         gb_svc_intf_info in;
