@@ -73,12 +73,36 @@ static sim_time sim_at(const sim_bridge_gblink *g, uint64_t ns)
     return g->base + (sim_time)ns * 1000u;
 }
 
+static void refuse_later(sim_bridge_gblink *g, const char *why);
+
+/* How far past its last grant a lockstep peer's stamp may lie before it is refused: the
+ * peer is parked at each grant, so a stamp beyond it is a broken peer; the margin only
+ * keeps a rounding of the peer's clock from ever being taken for one. */
+#define LOCKSTEP_STAMP_SLACK_NS 1000000000ull
+
+/* Whether a lockstep peer's time (a stamp, or how far it got) can be believed: within its
+ * grant and inside simulated time. Otherwise the connection is dropped after this call. */
+static bool believable(sim_bridge_gblink *g, uint64_t ns, const char *what)
+{
+    uint64_t granted = sim_lockstep_granted(g->lk.ls);
+    bool in_time = ns <= (SIM_TIME_MAX - g->base) / 1000u;
+    bool granted_enough = ns <= granted || ns - granted <= LOCKSTEP_STAMP_SLACK_NS;
+    if (in_time && granted_enough)
+        return true;
+    char why[200];
+    snprintf(why, sizeof why, "QEMU %s %llu ns, past the %llu ns it was granted", what,
+             (unsigned long long)ns, (unsigned long long)granted);
+    refuse_later(g, why);
+    return false;
+}
+
 /* Lockstep: a record from the peer is handled at its stamp (stamps never go backwards).
  * Realtime with a clock: at the time it is read, which is after QEMU wrote it. */
 static void follow_peer(sim_bridge_gblink *g, const gbl_record *rec)
 {
     if (g->lockstep) {
-        if (rec->type != GBL_T_HELLO && sim_at(g, rec->time_ns) > g->now)
+        if (rec->type != GBL_T_HELLO && believable(g, rec->time_ns, "stamped a record at") &&
+            sim_at(g, rec->time_ns) > g->now)
             g->now = g->lk.advance(g->lk.ctx, sim_at(g, rec->time_ns));
         return;
     }
@@ -300,6 +324,8 @@ static void on_grant_request(sim_bridge_gblink *g, const gbl_record *rec)
         return;
     }
     memcpy(&t, rec->payload, sizeof t);
+    if (!believable(g, t.until_ns, "reported reaching"))
+        return;
     if (sim_at(g, t.until_ns) > g->now)
         g->now = g->lk.advance(g->lk.ctx, sim_at(g, t.until_ns));
     if (sim_lockstep_reached(g->lk.ls, t.until_ns)) {

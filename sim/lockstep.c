@@ -60,6 +60,11 @@ uint64_t sim_lockstep_peer_time(const sim_lockstep *ls)
     return ls->peer;
 }
 
+uint64_t sim_lockstep_granted(const sim_lockstep *ls)
+{
+    return ls->granted;
+}
+
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;

@@ -48,6 +48,8 @@ int sim_lockstep_reached(sim_lockstep *ls, uint64_t t);
 bool sim_lockstep_waiting(const sim_lockstep *ls);
 /* The last time the peer reported (0 before any). */
 uint64_t sim_lockstep_peer_time(const sim_lockstep *ls);
+/* The last time granted to the peer, in ns of link time (0: none yet; it starts parked at 0). */
+uint64_t sim_lockstep_granted(const sim_lockstep *ls);
 
 /* The grant for a waiting peer, given the simulator's next pending event (NEVER: none) and
  * the time a front end holds the clock at (NEVER: none). True with *until set: send it, the

@@ -19,6 +19,7 @@
 #include "greybus/svc_protocol.h"
 #include "sim/bridge.h"
 #include "sim/bridge_gblink.h"
+#include "sim/lockstep.h"
 #include "tests/unit/test_gblink_util.h"
 #include "tests/unit/unit.h"
 
@@ -385,7 +386,71 @@ static void test_records_waiting_when_the_bridge_closes_are_told(void)
     world_free(w);
 }
 
+/* ---- lockstep: the peer's times are checked before the clock follows them ---- */
+
+typedef struct clock_follower {
+    sim_time to;        /* where advance was last asked to go */
+    unsigned advances;
+} clock_follower;
+
+static sim_time follow(void *ctx, sim_time to)
+{
+    clock_follower *c = ctx;
+    c->to = to;
+    c->advances++;
+    return to;
+}
+
+/* A lockstep bridge (no grant sent: the peer is parked at 0) and a client that offers
+ * lockstep; the client sends one message stamped `stamp_ns`. */
+static void lockstep_stamp(uint64_t stamp_ns, bool refused)
+{
+    world *w = world_new();
+    char err[256] = "";
+    clock_follower c = { 0 };
+    sim_lockstep_cfg lc = { .quantum_ns = SIM_LOCKSTEP_QUANTUM_NS,
+                            .quantum_max_ns = SIM_LOCKSTEP_QUANTUM_MAX_NS };
+    sim_lockstep *ls = sim_lockstep_new(&lc);
+    sim_bridge_gblink_lockstep lk = { .ls = ls, .advance = follow, .ctx = &c };
+    sim_bridge_gblink_free(w->g);
+    w->g = sim_bridge_gblink_new_ring(w->b, w->path, &lk, RING_SIZE, record_log, w, err,
+                                      sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w->g);
+    gbl_config cfg = { .name = "test qemu", .features = GBL_FEATURE_LOCKSTEP };
+    memset(&w->qemu, 0, sizeof w->qemu);
+    w->qemu.l = gbl_client_new(w->path, &cfg, &tep_callbacks, &w->qemu, err, sizeof err);
+    CU_ASSERT_EQUAL_FATAL(gbl_connect(w->qemu.l), 0);
+    CU_ASSERT_FATAL(run_until(w, true, both_up));
+    uint8_t msg[GB_MSG_HEADER_SIZE];
+    size_t len = gb_msg_build(msg, sizeof msg, 1, GB_SVC_TYPE_PING, 0, NULL, 0);
+    CU_ASSERT_EQUAL(gbl_send_msg(w->qemu.l, GBL_T_GB_MESSAGE, 0, 0, stamp_ns, msg,
+                                 (uint32_t)len), 0);
+    if (refused) {
+        CU_ASSERT(run_until(w, true, bridge_down));
+        CU_ASSERT_EQUAL(c.advances, 0); /* the clock never went there */
+        char text[160];
+        snprintf(text, sizeof text, "QEMU stamped a record at %llu ns, past the 0 ns it was "
+                 "granted", (unsigned long long)stamp_ns);
+        CU_ASSERT(warned(w, text));
+    } else {
+        for (int i = 0; i < 20; i++)
+            pump_bridge(w);
+        CU_ASSERT(sim_bridge_gblink_up(w->g));
+        CU_ASSERT_EQUAL(c.to, (sim_time)stamp_ns * 1000u);
+    }
+    world_free(w);
+    sim_lockstep_free(ls);
+}
+
+static void test_lockstep_stamps_past_the_grant_are_refused(void)
+{
+    lockstep_stamp(1000, false);          /* a rounding past the grant: followed */
+    lockstep_stamp(5000000000ull, true);  /* 5 s past a grant of 0 */
+    lockstep_stamp(UINT64_MAX / 2, true); /* would overflow the clock's picoseconds */
+}
+
 static const unit_test bridge_gblink_tests[] = {
+    UNIT_TEST(test_lockstep_stamps_past_the_grant_are_refused),
     UNIT_TEST(test_answers_wait_for_a_full_ring_in_order),
     UNIT_TEST(test_the_queue_is_capped_and_its_drops_counted),
     UNIT_TEST(test_records_waiting_at_a_disconnect_are_counted),
