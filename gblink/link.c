@@ -276,10 +276,18 @@ static int lock_path(gbl_link *l, char *err, size_t errlen)
         }
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
             int e = errno;
+            char pid[16] = "";
+            ssize_t n = e == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) : -1;
             close(fd);
             if (e == EWOULDBLOCK) {
-                snprintf(err, errlen, "another gblink server holds %s (%s is locked)",
-                         l->path, lp);
+                pid[n > 0 ? n : 0] = '\0';
+                pid[strcspn(pid, "\n")] = '\0';
+                if (pid[0])
+                    snprintf(err, errlen, "another gblink server (pid %s) holds %s (%s is "
+                             "locked)", pid, l->path, lp);
+                else
+                    snprintf(err, errlen, "another gblink server holds %s (%s is locked)",
+                             l->path, lp);
                 return -EADDRINUSE;
             }
             snprintf(err, errlen, "locking %s: %s", lp, strerror(e));
@@ -287,6 +295,11 @@ static int lock_path(gbl_link *l, char *err, size_t errlen)
         }
         if (fstat(fd, &held) == 0 && stat(lp, &now) == 0 && held.st_dev == now.st_dev &&
             held.st_ino == now.st_ino) {
+            char pid[16];
+            int len = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+            /* (for the message a second server gives; the lock alone decides) */
+            if (ftruncate(fd, 0) == 0)
+                (void)!pwrite(fd, pid, (size_t)len, 0);
             l->lock_fd = fd;
             return 0;
         }
