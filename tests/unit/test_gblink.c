@@ -1118,10 +1118,14 @@ static void test_gblink_killed_server_is_noticed_and_the_client_reconnects(void)
         CU_ASSERT_EQUAL(gbl_state(cli.l), GBL_STATE_IDLE);
     }
     CU_ASSERT_EQUAL(cli.ups, 2);
-    /* No server now: connecting fails cleanly (the dead server's socket file remains). */
+    /* No server now: connecting fails cleanly (the dead server's socket file remains, and
+     * its lock file, which the second server took over from the first). */
     CU_ASSERT_EQUAL(gbl_connect(cli.l), -ECONNREFUSED);
     gbl_free(cli.l);
     unlink(path);
+    char lock[sizeof(path) + 8];
+    snprintf(lock, sizeof(lock), "%s.lock", path);
+    CU_ASSERT_EQUAL(unlink(lock), 0);
 }
 
 static const unit_test link_tests[] = {
