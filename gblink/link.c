@@ -59,15 +59,30 @@ struct gbl_link {
     _Alignas(8) uint8_t rxbuf[GBL_REC_MAX];
 };
 
-static void set_err(gbl_link *l, const char *fmt, ...)
+/* Formats the reason kept for gbl_error() (through a copy: the arguments may point into it). */
+static void set_errv(gbl_link *l, const char *fmt, va_list ap)
 {
     char tmp[sizeof(l->err)];
+
+    vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    memcpy(l->err, tmp, sizeof(tmp));
+}
+
+/* set_errv, and a copy in why (sizeof(l->err) bytes) for a callback, which may set l->err
+ * anew while it runs. */
+static void keep_reason(gbl_link *l, char *why, const char *fmt, va_list ap)
+{
+    set_errv(l, fmt, ap);
+    memcpy(why, l->err, sizeof(l->err));
+}
+
+static void set_err(gbl_link *l, const char *fmt, ...)
+{
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    set_errv(l, fmt, ap);
     va_end(ap);
-    memcpy(l->err, tmp, sizeof(tmp));
 }
 
 static void close_fd(gbl_link *l, int *fd)
@@ -114,9 +129,8 @@ static int drop(gbl_link *l, int err, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(why, sizeof(why), fmt, ap);
+    keep_reason(l, why, fmt, ap);
     va_end(ap);
-    memcpy(l->err, why, sizeof(why));
     teardown(l);
     if (err == -EPROTO)
         l->stats.protocol_errors++;
@@ -488,9 +502,8 @@ static void report_refusal(gbl_link *l, int err, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(why, sizeof(why), fmt, ap);
+    keep_reason(l, why, fmt, ap);
     va_end(ap);
-    memcpy(l->err, why, sizeof(why));
     l->stats.refused++;
     if (l->cb.notice)
         l->cb.notice(l->ctx, err, why);

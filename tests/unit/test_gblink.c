@@ -914,39 +914,22 @@ static void test_gblink_version_mismatch_is_refused_with_a_clear_message(void)
 
 static void test_gblink_client_refuses_a_server_of_another_major_version(void)
 {
-    char path[108], err[256];
     tep cli = { 0 };
     tep *eps[1] = { &cli };
+    fake_server srv;
     gbl_hs_hello hello;
     gbl_hs_accept a = { .magic = GBL_HS_ACCEPT_MAGIC, .version_major = 3,
                         .status = GBL_HS_ACCEPTED };
-    int fds[3], nfds;
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    int ls = socket(AF_UNIX, SOCK_SEQPACKET, 0), cs;
 
-    tep_path(path, sizeof(path));
-    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-    CU_ASSERT_FATAL(ls >= 0);
-    CU_ASSERT_EQUAL_FATAL(bind(ls, (void *)&sa, sizeof(sa)), 0);
-    CU_ASSERT_EQUAL_FATAL(listen(ls, 1), 0);
-    cli.l = gbl_client_new(path, NULL, &tep_callbacks, &cli, err, sizeof(err));
-    CU_ASSERT_PTR_NOT_NULL_FATAL(cli.l);
-    CU_ASSERT_EQUAL(gbl_connect(cli.l), 0);
-    cs = accept(ls, NULL, NULL);
-    CU_ASSERT_FATAL(cs >= 0);
-    CU_ASSERT_EQUAL(gbl_hs_recv(cs, &hello, sizeof(hello), fds, 3, &nfds),
-                    (long)sizeof(hello));
+    CU_ASSERT_EQUAL_FATAL(fake_server_take(&srv, &cli, &hello), 0);
     CU_ASSERT_EQUAL(hello.version_major, GBL_VERSION_MAJOR);
-    CU_ASSERT_EQUAL(gbl_hs_send(cs, &a, sizeof(a), NULL, 0), 0);
+    CU_ASSERT_EQUAL(gbl_hs_send(srv.conn, &a, sizeof(a), NULL, 0), 0);
     CU_ASSERT(tep_run(eps, 1, got_down, &cli, 2000));
     CU_ASSERT_EQUAL(cli.last_err, -EPROTO);
     CU_ASSERT_PTR_NOT_NULL(strstr(cli.why, "server speaks gblink 3.0"));
     CU_ASSERT_EQUAL(cli.ups, 0);
     CU_ASSERT_EQUAL(gbl_state(cli.l), GBL_STATE_IDLE);
-    gbl_free(cli.l);
-    close(cs);
-    close(ls);
-    unlink(path);
+    fake_server_close(&srv, &cli);
 }
 
 /* ---- death and reconnection ---------------------------------------------------------- */

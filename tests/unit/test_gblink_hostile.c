@@ -285,11 +285,11 @@ static void test_a_listener_that_does_not_answer_is_named_at_once(void)
 /* A server of our own making that hands over `bell` as one of the doorbells. */
 static void client_with_doorbell(int bell, int as_ours, const char *expect)
 {
-    char path[108], err[256];
+    char err[256];
     tep cli = { 0 };
     tep *eps[1] = { &cli };
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    int ls = socket(AF_UNIX, SOCK_SEQPACKET, 0), cs, memfd = -1, fds[3], nfds;
+    fake_server srv;
+    int memfd = -1, fds[3];
     uint8_t *base = NULL;
     size_t size = 0;
     gbl_hs_hello hello;
@@ -300,36 +300,23 @@ static void client_with_doorbell(int bell, int as_ours, const char *expect)
                         .total_size = (uint64_t)GBL_SHM_HEADER_SIZE + 2u * ring,
                         .max_payload = GBL_MAX_PAYLOAD };
 
-    tep_path(path, sizeof(path));
-    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-    CU_ASSERT_FATAL(ls >= 0);
-    CU_ASSERT_EQUAL_FATAL(bind(ls, (void *)&sa, sizeof(sa)), 0);
-    CU_ASSERT_EQUAL_FATAL(listen(ls, 1), 0);
-    cli.l = gbl_client_new(path, NULL, &tep_callbacks, &cli, err, sizeof(err));
-    CU_ASSERT_PTR_NOT_NULL_FATAL(cli.l);
-    CU_ASSERT_EQUAL(gbl_connect(cli.l), 0);
-    cs = accept(ls, NULL, NULL);
-    CU_ASSERT_FATAL(cs >= 0);
-    CU_ASSERT_EQUAL(gbl_hs_recv(cs, &hello, sizeof(hello), fds, 3, &nfds), (long)sizeof(hello));
+    CU_ASSERT_EQUAL_FATAL(fake_server_take(&srv, &cli, &hello), 0);
     CU_ASSERT_EQUAL_FATAL(gbl_shm_create(ring, 0, GBL_VERSION_MINOR, &memfd, &base, &size, err,
                                          sizeof(err)), 0);
     int good = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     fds[0] = memfd;
     fds[1] = as_ours ? bell : good;
     fds[2] = as_ours ? good : bell;
-    CU_ASSERT_EQUAL(gbl_hs_send(cs, &a, sizeof(a), fds, 3), 0);
+    CU_ASSERT_EQUAL(gbl_hs_send(srv.conn, &a, sizeof(a), fds, 3), 0);
     CU_ASSERT(tep_run(eps, 1, got_down, &cli, 2000));
     CU_ASSERT_EQUAL(cli.ups, 0);
     CU_ASSERT_EQUAL(cli.last_err, -EPROTO);
     CU_ASSERT_PTR_NOT_NULL(strstr(cli.why, expect));
     CU_ASSERT_EQUAL(gbl_state(cli.l), GBL_STATE_IDLE);
-    gbl_free(cli.l);
+    fake_server_close(&srv, &cli);
     gbl_shm_unmap(base, size);
     close(memfd);
     close(good);
-    close(cs);
-    close(ls);
-    unlink(path);
 }
 
 static void test_a_doorbell_that_is_not_an_eventfd_is_refused(void)

@@ -207,3 +207,37 @@ uint8_t *fake_data(fake_peer *f, int ring)
 {
     return f->base + GBL_SHM_HEADER_SIZE + (size_t)ring * f->ring_size;
 }
+
+int fake_server_take(fake_server *s, tep *cli, gbl_hs_hello *hello)
+{
+    char err[256];
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fds[3], nfds;
+
+    tep_path(s->path, sizeof(s->path));
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", s->path);
+    s->conn = -1;
+    s->listen = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (s->listen < 0 || bind(s->listen, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        listen(s->listen, 1) < 0)
+        return -1;
+    cli->l = gbl_client_new(s->path, NULL, &tep_callbacks, cli, err, sizeof(err));
+    if (!cli->l || gbl_connect(cli->l) < 0)
+        return -1;
+    s->conn = accept4(s->listen, NULL, NULL, SOCK_CLOEXEC);
+    if (s->conn < 0)
+        return -1;
+    return gbl_hs_recv(s->conn, hello, sizeof(*hello), fds, 3, &nfds) == (long)sizeof(*hello)
+               ? 0 : -1;
+}
+
+void fake_server_close(fake_server *s, tep *cli)
+{
+    gbl_free(cli->l);
+    cli->l = NULL;
+    if (s->conn >= 0)
+        close(s->conn);
+    if (s->listen >= 0)
+        close(s->listen);
+    unlink(s->path);
+}

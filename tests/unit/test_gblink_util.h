@@ -58,6 +58,19 @@ int fake_connect(fake_peer *f, const char *path, uint16_t major);
  * on other failure. */
 int fake_finish(fake_peer *f, char *reason, size_t len);
 void fake_close(fake_peer *f);
+
+/* A fake server: a raw listening socket at a fresh path, the connection of a real client
+ * (made here, in *cli, with tep_callbacks) accepted and its hello read. The test then sends
+ * whatever reply it likes on `conn`. 0, or -1 when any step failed. */
+typedef struct fake_server {
+    char path[108];
+    int listen;
+    int conn;
+} fake_server;
+
+int fake_server_take(fake_server *s, tep *cli, gbl_hs_hello *hello);
+/* Frees the client too. */
+void fake_server_close(fake_server *s, tep *cli);
 /* Rings the server's doorbell. */
 void fake_kick(fake_peer *f);
 /* Pointers into the shared memory. */
