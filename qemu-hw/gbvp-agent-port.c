@@ -48,7 +48,10 @@ struct GbvpAgentPort {
     GByteArray *out;              /* guest -> host, not written yet */
     uint8_t in[AGENT_IN_CHUNK];   /* host -> guest, read at a tick, not delivered yet */
     size_t in_len, in_off;
-    bool throttled;
+    bool throttled;               /* virtio-serial holds the guest's output for us */
+    uint64_t dropped;             /* guest output bytes dropped: no host connected, or the
+                                   * host left with output not yet taken */
+    uint64_t dropped_told;
 };
 
 static void agent_close_conn(GbvpAgentPort *s)
@@ -57,8 +60,21 @@ static void agent_close_conn(GbvpAgentPort *s)
         close(s->conn_fd);
         s->conn_fd = -1;
     }
+    s->dropped += s->out->len;
     g_byte_array_set_size(s->out, 0);
     s->in_len = s->in_off = 0;
+}
+
+/* Says how much guest output went nowhere since the last time (counted in have_data and
+ * agent_close_conn), when a host connects and at exit. */
+static void agent_report_dropped(GbvpAgentPort *s, const char *when)
+{
+    if (s->dropped != s->dropped_told) {
+        warn_report("gbvp-agent-port: %s: %" PRIu64 " bytes of guest output dropped: no "
+                    "host was connected to %s, or it left before taking them (%" PRIu64
+                    " in all)", when, s->dropped - s->dropped_told, s->path, s->dropped);
+        s->dropped_told = s->dropped;
+    }
 }
 
 /* Writes what the socket takes now; the rest waits for the next tick. */
@@ -131,6 +147,7 @@ static void agent_tick(void *opaque)
     if (fd >= 0) {
         agent_close_conn(s);
         s->conn_fd = fd;
+        agent_report_dropped(s, "host connected");
     }
     agent_flush_out(s);
     if (s->conn_fd >= 0 && s->in_len == 0) {
@@ -153,13 +170,21 @@ static ssize_t agent_have_data(VirtIOSerialPort *port, const uint8_t *buf, ssize
     ssize_t take;
 
     if (s->conn_fd < 0) {
-        return len;     /* nobody listening: dropped, as a console without a reader does */
+        /* nobody listening: dropped, as a console without a reader does (counted, told
+         * when a host connects) */
+        s->dropped += len;
+        return len;
     }
     take = MIN(len, (ssize_t)(AGENT_OUT_MAX - MIN(s->out->len, AGENT_OUT_MAX)));
     g_byte_array_append(s->out, buf, take);
-    agent_flush_out(s);
+    agent_flush_out(s);     /* (never unthrottles here: not throttled on entry) */
     if (take < len) {
-        s->throttled = true;    /* virtio-serial holds the rest until unthrottled */
+        /* The host is not reading. Returning less than len alone would not do: unless
+         * the port is throttled, virtio-serial takes the rest of the buffer as consumed
+         * and the guest's output is lost. Throttled, it keeps the rest and offers it
+         * again once agent_flush_out has made room and unthrottles. */
+        s->throttled = true;
+        virtio_serial_throttle_port(port, true);
     }
     return take;
 }
@@ -220,6 +245,7 @@ static void agent_unrealize(DeviceState *dev)
         agent_close_conn(s);
         g_byte_array_free(s->out, true);
         s->out = NULL;
+        agent_report_dropped(s, "at exit");
     }
     if (s->listen_fd >= 0) {
         close(s->listen_fd);

@@ -33,6 +33,7 @@
 #include "qemu/queue.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "sysemu/cpu-timers.h"
 #include "sysemu/runstate.h"
 #include "hw/qdev-properties.h"
@@ -63,6 +64,11 @@ OBJECT_DECLARE_SIMPLE_TYPE(GreybusES2State, GREYBUS_ES2)
 #define ES2_LOCKSTEP_QUEUE_MAX 4096
 /* Lockstep: busy polls of the ring before a barrier's wait sleeps in poll(). */
 #define ES2_GRANT_SPINS 200
+/* Most gbl_process() rounds (of ES2_LINK_BUDGET records) per main-loop call: records that
+ * use no room in the guest's queues (results, link states) would otherwise keep the loop
+ * going for as long as the simulator writes them. gblink keeps its descriptor readable
+ * when a round used its whole budget, so the main loop comes back for the rest. */
+#define ES2_PUMP_ROUNDS 8
 
 /* gbl_link_state.reason values this device sends with GBL_T_LINK_DOWN. */
 enum {
@@ -157,6 +163,22 @@ typedef struct ES2PendingArpc {
     uint32_t link_id;
 } ES2PendingArpc;
 
+/* What the device dropped or held back, cumulative since realize. Each counter is a
+ * read-only QOM property "stat-NAME" (qom-get), and what grew since the last report is
+ * logged at the moments es2_report_drops() names. */
+typedef struct ES2Stats {
+    uint64_t drop_unplugged;      /* messages from the simulator while unplugged */
+    uint64_t drop_flood;          /* messages beyond ES2_LOCKSTEP_QUEUE_MAX waiting */
+    uint64_t drop_arpc_flood;     /* ARPC responses beyond ES2_LOCKSTEP_QUEUE_MAX waiting */
+    uint64_t drop_bad;            /* malformed messages from the simulator */
+    uint64_t drop_flushed;        /* queued for the guest, discarded at reset or unplug */
+    uint64_t drop_too_big;        /* longer than the guest's bulk IN buffer */
+    uint64_t unknown_results;     /* results answering no request that waits */
+    uint64_t deferred_link_states; /* link-up/-down that waited for room in the ring */
+    uint64_t deferred_requests;   /* control requests and ARPCs that waited for room */
+    uint64_t cancelled_unsent;    /* of those, given up by the guest before they went */
+} ES2Stats;
+
 struct GreybusES2State {
     USBDevice dev;
 
@@ -188,13 +210,14 @@ struct GreybusES2State {
     bool in_barrier;              /* inside the barrier's wait (vCPU thread, BQL held) */
     bool granted;                 /* the simulator's grant arrived in this wait */
     uint64_t grant_ns;            /* link time the simulator granted */
-    bool flood_told;              /* the "flooding" warning was given on this connection */
+    bool flood_told;              /* the "flooding" warning was given (until it drains) */
 
     USBEndpoint *ep_cport_in;
     USBEndpoint *ep_arpc_in;
     USBEndpoint *ep_cport_out;
     uint8_t wakeup_eps;           /* bit n: usb_wakeup() endpoint n (at once, or by the BH) */
     unsigned in_usb;              /* inside one of our USB callbacks (xHCI's transfer) */
+    bool attach_pending;          /* es2_update_attach deferred out of a USB callback */
 
     ES2Queue cport_in;            /* Greybus messages for the AP, CPort id in pad[0] */
     ES2Queue arpc_in;             /* 3-byte ARPC responses */
@@ -206,6 +229,17 @@ struct GreybusES2State {
     USBPacket *ctrl_packet;       /* the control transfer waiting for the simulator */
     uint32_t ctrl_id;
     es2_action ctrl_action;
+    bool ctrl_unsent;             /* ctrl_action waits for room in the ring (writable) */
+
+    /* Link-state records the ring had no room for: sent by the writable callback before
+     * anything newer (a LINK_DOWN first, then a LINK_UP). */
+    bool pend_down;
+    uint32_t pend_down_reason;
+    bool pend_up;
+    bool said_ring_full;          /* "ring full, X waits" told since the last writable */
+
+    ES2Stats stats;
+    ES2Stats told;                /* the counters as last reported */
 };
 
 /* ---- queues ---------------------------------------------------------------------------- */
@@ -250,12 +284,67 @@ static ES2Msg *es2_queue_pop(ES2Queue *q)
     return m;
 }
 
-static void es2_queue_flush(ES2Queue *q)
+/* Empties q; returns how many messages it held. */
+static unsigned es2_queue_flush(ES2Queue *q)
 {
+    unsigned n = 0;
     ES2Msg *m;
 
     while ((m = es2_queue_pop(q))) {
         g_free(m);
+        n++;
+    }
+    return n;
+}
+
+/* ---- statistics -------------------------------------------------------------------------- */
+
+static const struct {
+    const char *name;             /* QOM property "stat-NAME" */
+    size_t offset;
+    const char *what;             /* "N <what>" in the log */
+} es2_stat_info[] = {
+#define ES2_STAT(field, name, what) { name, offsetof(ES2Stats, field), what }
+    ES2_STAT(drop_unplugged, "dropped-unplugged",
+             "messages from the simulator dropped while the bridge was unplugged"),
+    ES2_STAT(drop_flood, "dropped-flood",
+             "messages from the simulator dropped: the guest's queue was full"),
+    ES2_STAT(drop_arpc_flood, "dropped-arpc-flood",
+             "ARPC responses dropped: the guest's queue was full"),
+    ES2_STAT(drop_bad, "dropped-malformed", "malformed messages from the simulator dropped"),
+    ES2_STAT(drop_flushed, "dropped-at-reset",
+             "messages queued for the guest discarded at a USB reset or unplug"),
+    ES2_STAT(drop_too_big, "dropped-too-big",
+             "messages dropped: longer than the guest's bulk IN buffer"),
+    ES2_STAT(unknown_results, "unknown-results",
+             "results from the simulator ignored: no request of theirs was waiting"),
+    ES2_STAT(deferred_link_states, "deferred-link-states",
+             "link-up/-down records that waited for room in the ring to the simulator"),
+    ES2_STAT(deferred_requests, "deferred-requests",
+             "control requests and ARPCs that waited for room in the ring to the simulator"),
+    ES2_STAT(cancelled_unsent, "cancelled-unsent",
+             "of those, cancelled by the guest before there was room"),
+#undef ES2_STAT
+};
+
+static uint64_t *es2_stat(ES2Stats *st, size_t i)
+{
+    return (uint64_t *)((char *)st + es2_stat_info[i].offset);
+}
+
+/* Logs every counter that grew since the last report: "WHEN: N <what> (T in all)". Called
+ * when the bridge is plugged in or unplugged, when the link goes down, when the guest has
+ * drained its queue and at exit, so that no drop goes unreported for long. */
+static void es2_report_drops(GreybusES2State *s, const char *when)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(es2_stat_info); i++) {
+        uint64_t now = *es2_stat(&s->stats, i), *told = es2_stat(&s->told, i);
+
+        if (now != *told) {
+            warn_report("greybus-es2: %s: %" PRIu64 " %s (%" PRIu64 " in all)", when,
+                        now - *told, es2_stat_info[i].what, now);
+            *told = now;
+        }
     }
 }
 
@@ -302,8 +391,9 @@ static void es2_update_fd_watch(GreybusES2State *s)
 
 static void es2_pump(GreybusES2State *s)
 {
-    while (s->link && !es2_reads_at_barriers(s) && es2_has_room(s)) {
-        if (gbl_process(s->link) < ES2_LINK_BUDGET) {
+    for (int i = 0; i < ES2_PUMP_ROUNDS; i++) {
+        if (!s->link || es2_reads_at_barriers(s) || !es2_has_room(s) ||
+            gbl_process(s->link) < ES2_LINK_BUDGET) {
             break;
         }
     }
@@ -350,10 +440,15 @@ static void es2_schedule_wakeup(GreybusES2State *s, int ep)
     }
 }
 
+static void es2_update_attach(GreybusES2State *s);
+
 static void es2_wakeup_bh(void *opaque)
 {
     GreybusES2State *s = opaque;
 
+    if (s->attach_pending) {
+        es2_update_attach(s);   /* a plug or unplug deferred out of a USB callback */
+    }
     es2_wake_endpoints(s);
     /* The guest drained the queues: take more records from the ring. */
     es2_pump(s);
@@ -375,13 +470,97 @@ static void es2_pull_barrier(GreybusES2State *s)
     }
 }
 
+/* The first time in a stretch of backpressure that something waits for room in the ring
+ * to the simulator, says so; the writable callback ends the stretch. */
+static void es2_tell_ring_full(GreybusES2State *s, const char *what)
+{
+    if (!s->said_ring_full) {
+        s->said_ring_full = true;
+        warn_report("greybus-es2: the ring to the simulator at %s is full (the simulator "
+                    "reads slower than the guest writes): %s waits for room", s->link_path,
+                    what);
+    }
+}
+
+/* Sends the link-state records that wait for room, oldest first. Returns 0 when none
+ * waits any more, else gbl_send's error (-EAGAIN: still no room; -EPROTO: the link went
+ * down and the down callback ran, which forgot them). */
+static int es2_flush_link_state(GreybusES2State *s)
+{
+    gbl_link_state st = { 0 };
+    int r;
+
+    if (s->pend_down) {
+        st.reason = s->pend_down_reason;
+        r = gbl_send_msg(s->link, GBL_T_LINK_DOWN, GBL_CPORT_NONE, 0, es2_now(s), &st,
+                         sizeof(st));
+        if (r < 0) {
+            return r;
+        }
+        s->pend_down = false;
+    }
+    if (s->pend_up) {
+        st.reason = 0;
+        r = gbl_send_msg(s->link, GBL_T_LINK_UP, GBL_CPORT_NONE, 0, es2_now(s), &st,
+                         sizeof(st));
+        if (r < 0) {
+            return r;
+        }
+        s->pend_up = false;
+    }
+    return 0;
+}
+
+/* Every record to the simulator but the hello goes through here, so that a link state
+ * that waits for room is sent before anything newer. Returns gbl_send's result; after
+ * -EPROTO the link is down and the down callback has run (but never unplugs the bridge
+ * synchronously inside a USB callback, see es2_update_attach). */
+static int es2_send(GreybusES2State *s, uint16_t type, uint16_t cport, uint32_t id,
+                    const void *payload, uint32_t len)
+{
+    int r;
+
+    if (!es2_link_up(s)) {
+        return -ENOTCONN;
+    }
+    r = es2_flush_link_state(s);
+    if (r == 0) {
+        r = gbl_send_msg(s->link, type, cport, id, es2_now(s), payload, len);
+    }
+    if (r == 0) {
+        es2_pull_barrier(s);
+    }
+    return r;
+}
+
+/* Tells the simulator that the AP's side of the bridge went down or up. With the ring
+ * full the record waits (es2_flush_link_state) and goes before anything newer; a LINK_DOWN
+ * replaces a LINK_UP still waiting (the simulator then sees two downs in a row, which
+ * means what down, up, down would). */
 static void es2_send_link_state(GreybusES2State *s, uint16_t type, uint32_t reason)
 {
-    gbl_link_state st = { .reason = reason };
+    int r;
 
-    if (es2_link_up(s)) {
-        gbl_send_msg(s->link, type, GBL_CPORT_NONE, 0, es2_now(s), &st, sizeof(st));
+    if (!es2_link_up(s)) {
+        return;
+    }
+    if (type == GBL_T_LINK_DOWN) {
+        s->pend_down = true;
+        s->pend_down_reason = reason;
+        s->pend_up = false;
+    } else {
+        s->pend_up = true;
+    }
+    r = es2_flush_link_state(s);
+    if (r == 0) {
         es2_pull_barrier(s);
+    } else if (r == -EAGAIN) {
+        s->stats.deferred_link_states++;
+        es2_tell_ring_full(s, gbl_type_name(type));
+    } else if (r != -EPROTO) {
+        /* (-EPROTO: the down callback said why and forgot what waited) */
+        warn_report("greybus-es2: cannot send %s to the simulator: %s",
+                    gbl_type_name(type), strerror(-r));
     }
 }
 
@@ -389,8 +568,9 @@ static void es2_send_link_state(GreybusES2State *s, uint16_t type, uint32_t reas
 
 static void es2_forget_requests(GreybusES2State *s)
 {
-    es2_queue_flush(&s->cport_in);
-    es2_queue_flush(&s->arpc_in);
+    s->stats.drop_flushed += es2_queue_flush(&s->cport_in);
+    s->stats.drop_flushed += es2_queue_flush(&s->arpc_in);
+    s->flood_told = false;
     memset(s->arpc, 0, sizeof(s->arpc));
     s->out_blocked = false;
 }
@@ -402,13 +582,21 @@ static void es2_fail_ctrl(GreybusES2State *s)
 
     if (p) {
         s->ctrl_packet = NULL;
+        s->ctrl_unsent = false;
         p->status = USB_RET_STALL;
         usb_generic_async_ctrl_complete(&s->dev, p);
     }
 }
 
 /* Plugs the device into its port when the simulator is there and ready, and unplugs it
- * when it is not. */
+ * when it is not.
+ *
+ * Never inside one of the device's USB callbacks: there xHCI is in the middle of a
+ * transfer of this device, and a detach frees that transfer (the packet the callback is
+ * filling in) under it. A gblink send in a callback can take the link down (the
+ * simulator corrupted its ring index: -EPROTO, and the down callback runs at once), so
+ * the plug or unplug is left to the bottom half; until it runs the bridge stays plugged
+ * in with the link down, and every transfer fails as with no simulator. */
 static void es2_update_attach(GreybusES2State *s)
 {
     bool want = es2_link_up(s) && s->peer_hello && !s->peer_down;
@@ -417,6 +605,12 @@ static void es2_update_attach(GreybusES2State *s)
     if (!s->realized) {
         return;     /* the first barrier plugs it in, once the machine is complete */
     }
+    if (s->in_usb) {
+        s->attach_pending = true;
+        qemu_bh_schedule(s->wakeup_bh);
+        return;
+    }
+    s->attach_pending = false;
     if (want && !s->dev.attached) {
         s->cports = s->cports_prop ? s->cports_prop :
                     s->peer_cports ? MIN(s->peer_cports, ES2_CPORTS_MAX) :
@@ -429,6 +623,7 @@ static void es2_update_attach(GreybusES2State *s)
         }
         info_report("greybus-es2: simulator at %s ready: bridge plugged in (%u CPorts)",
                     s->link_path, s->cports);
+        es2_report_drops(s, "while the bridge was unplugged");
         es2_send_link_state(s, GBL_T_LINK_UP, 0);
     } else if (!want && s->dev.attached) {
         es2_fail_ctrl(s);
@@ -436,6 +631,7 @@ static void es2_update_attach(GreybusES2State *s)
         usb_device_detach(&s->dev);
         es2_forget_requests(s);
         info_report("greybus-es2: bridge unplugged");
+        es2_report_drops(s, "bridge unplugged");
     }
 }
 
@@ -447,17 +643,23 @@ static void es2_rx_message(GreybusES2State *s, const gbl_record *rec)
     ES2Msg *m;
 
     if (!s->dev.attached) {
-        return;     /* nobody to give it to; the guest will see a fresh bridge */
+        /* nobody to give it to; the guest will see a fresh bridge (counted, reported
+         * when the bridge is plugged in again or the link goes down) */
+        s->stats.drop_unplugged++;
+        return;
     }
     if (s->cport_in.len >= ES2_LOCKSTEP_QUEUE_MAX) {
+        s->stats.drop_flood++;
         if (!s->flood_told) {
             s->flood_told = true;
             warn_report("greybus-es2: %d messages wait for the guest; the simulator sends "
-                        "faster than the guest reads: dropping", ES2_LOCKSTEP_QUEUE_MAX);
+                        "faster than the guest reads: dropping (counted; reported when the "
+                        "guest has drained the queue)", ES2_LOCKSTEP_QUEUE_MAX);
         }
         return;
     }
     if (rec->len > ES2_MSG_SIZE_MAX) {
+        s->stats.drop_bad++;
         warn_report("greybus-es2: dropping a message from the simulator: %u bytes exceed "
                     "the %d-byte limit", rec->len, ES2_MSG_SIZE_MAX);
         return;
@@ -467,6 +669,7 @@ static void es2_rx_message(GreybusES2State *s, const gbl_record *rec)
     if (es2_pack_in_message(rec->cport, rec->payload, rec->len, s->cports, m->data, why,
                             sizeof(why)) < 0) {
         g_free(m);
+        s->stats.drop_bad++;
         warn_report("greybus-es2: dropping a message from the simulator: %s", why);
         return;
     }
@@ -481,6 +684,7 @@ static void es2_complete_ctrl(GreybusES2State *s, uint8_t status, const uint8_t 
     const es2_action *a = &s->ctrl_action;
 
     s->ctrl_packet = NULL;
+    s->ctrl_unsent = false;
     p->status = USB_RET_SUCCESS;
     if (status != GBL_STATUS_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "greybus-es2: the simulator refused %s (CPort %u): "
@@ -514,7 +718,7 @@ static void es2_rx_result(GreybusES2State *s, const gbl_record *rec)
     memcpy(&res, rec->payload, sizeof(res));
     data = (const uint8_t *)rec->payload + sizeof(res);
     len = rec->len - sizeof(res);
-    if (s->ctrl_packet && rec->id == s->ctrl_id) {
+    if (s->ctrl_packet && !s->ctrl_unsent && rec->id == s->ctrl_id) {
         if (res.request_type != s->ctrl_action.gbl_type) {
             warn_report("greybus-es2: result %u answers %s, but %s was asked",
                         rec->id, gbl_type_name(res.request_type),
@@ -531,6 +735,7 @@ static void es2_rx_result(GreybusES2State *s, const gbl_record *rec)
         if (pa->used && pa->link_id == rec->id) {
             pa->used = false;
             if (s->arpc_in.len >= ES2_LOCKSTEP_QUEUE_MAX) {
+                s->stats.drop_arpc_flood++;
                 warn_report("greybus-es2: ARPC response queue full, dropping %u", pa->arpc_id);
                 return;
             }
@@ -540,7 +745,9 @@ static void es2_rx_result(GreybusES2State *s, const gbl_record *rec)
             return;
         }
     }
-    /* A late answer to a request the guest gave up on, or one from before a reset. */
+    /* A late answer to a request the guest gave up on, one from before a reset, or one
+     * the simulator made up: counted, reported with the drops. */
+    s->stats.unknown_results++;
 }
 
 static void es2_lockstep_fail(GreybusES2State *s, const char *why);
@@ -557,6 +764,16 @@ static void es2_rx_grant(GreybusES2State *s, const gbl_record *rec)
         return;
     }
     memcpy(&g, rec->payload, sizeof(g));
+    if (g.until_ns > (uint64_t)(INT64_MAX - s->time_base)) {
+        char why[160];
+
+        /* the barrier's deadline, time_base + until_ns, would overflow QEMU's clock */
+        snprintf(why, sizeof(why), "a time grant to %" PRIu64 " ns, beyond the %" PRId64
+                 " ns QEMU's virtual clock can reach from this link's start", g.until_ns,
+                 INT64_MAX - s->time_base);
+        es2_lockstep_fail(s, why);
+        return;
+    }
     if (g.until_ns <= es2_now(s)) {
         char why[96];
 
@@ -623,6 +840,8 @@ static void es2_on_up(void *ctx)
     s->peer_down = false;
     s->said_absent = false;
     s->handshake_since = 0;
+    s->pend_down = s->pend_up = false;     /* (of the last connection) */
+    s->said_ring_full = false;
     if (s->lockstep && s->realized && !(gbl_features(s->link) & GBL_FEATURE_LOCKSTEP)) {
         /* (before realize, es2_connect_now refuses it with the reason)
          * A realtime simulator never grants time: a barrier would hold the guest for
@@ -658,8 +877,10 @@ static void es2_on_down(void *ctx, int err, const char *why)
     }
     s->peer_hello = false;
     s->handshake_since = 0;
+    s->pend_down = s->pend_up = false;     /* nobody to tell any more */
     es2_update_attach(s);
     es2_update_fd_watch(s);
+    es2_report_drops(s, "link lost");
     timer_mod(s->reconnect_timer,
               qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + s->reconnect_ms);
 }
@@ -702,23 +923,22 @@ static void es2_barrier(void *opaque)
         int n;
 
         if (!told) {
-            int r = gbl_send_msg(s->link, GBL_T_TIME_GRANT, GBL_CPORT_NONE, 0, now,
-                                 &reached, sizeof(reached));
+            /* (es2_send: a link state waiting for room goes first) */
+            int r = es2_send(s, GBL_T_TIME_GRANT, GBL_CPORT_NONE, 0, &reached,
+                             sizeof(reached));
             told = r == 0;
             if (r < 0 && r != -EAGAIN) {
                 break;
             }
         }
         n = gbl_process(s->link);
-        if (n != 0) {
-            spins = 0;
-            continue;
+        if (s->granted || !es2_link_up(s)) {
+            break;
         }
+        /* On every pass, records or not: a simulator that keeps writing but never grants
+         * must not hold the vCPU (and the BQL) past the deadline, nor QEMU from quitting. */
         if (qemu_shutdown_requested_get()) {
             break;      /* QEMU is quitting: let the main loop get there */
-        }
-        if (++spins < ES2_GRANT_SPINS) {
-            continue;
         }
         if (qemu_clock_get_ms(QEMU_CLOCK_REALTIME) > deadline) {
             char why[96];
@@ -727,6 +947,13 @@ static void es2_barrier(void *opaque)
                      s->grant_timeout_ms, now);
             es2_lockstep_fail(s, why);
             break;
+        }
+        if (n != 0) {
+            spins = 0;
+            continue;
+        }
+        if (++spins < ES2_GRANT_SPINS) {
+            continue;
         }
         {
             struct pollfd p = { .fd = gbl_fd(s->link), .events = POLLIN };
@@ -740,11 +967,21 @@ static void es2_barrier(void *opaque)
     }
 }
 
+static void es2_retry_ctrl(GreybusES2State *s);
+
+/* gblink has room again for what it refused last: first the link states that wait, then
+ * the control request, then the bulk OUT endpoint (NAKed meanwhile) is woken. Whatever
+ * is refused again waits for the next call. */
 static void es2_on_writable(void *ctx)
 {
     GreybusES2State *s = ctx;
 
-    if (s->out_blocked) {
+    s->said_ring_full = false;
+    if (es2_flush_link_state(s) < 0) {
+        return;
+    }
+    es2_retry_ctrl(s);
+    if (s->out_blocked && es2_link_up(s)) {
         s->out_blocked = false;
         es2_schedule_wakeup(s, ES2_EP_CPORT_OUT);
     }
@@ -796,26 +1033,29 @@ static void es2_handle_reset(USBDevice *dev)
 {
     GreybusES2State *s = GREYBUS_ES2(dev);
 
+    /* (in_usb: xHCI is resetting the port; a send that takes the link down must not
+     * unplug the device in the middle of it) */
+    s->in_usb++;
     es2_forget_requests(s);
     if (dev->attached) {
-        /* The bridge restarts: the simulator forgets its CPort state. */
+        /* The bridge restarts: the simulator forgets its CPort state. With the ring full
+         * both wait for room and go before anything newer. */
         es2_send_link_state(s, GBL_T_LINK_DOWN, ES2_DOWN_USB_RESET);
         es2_send_link_state(s, GBL_T_LINK_UP, 0);
     }
+    s->in_usb--;
+    es2_report_drops(s, "USB reset");
 }
 
 static int es2_send_request(GreybusES2State *s, const es2_action *a, uint32_t *id)
 {
+    uint32_t next = s->next_id + 1;
     int r;
 
-    if (!es2_link_up(s)) {
-        return -ENOTCONN;
-    }
-    *id = ++s->next_id;
-    r = gbl_send_msg(s->link, a->gbl_type, a->cport, *id, es2_now(s), a->payload,
-                     a->payload_len);
+    r = es2_send(s, a->gbl_type, a->cport, next, a->payload, a->payload_len);
     if (r == 0) {
-        es2_pull_barrier(s);
+        s->next_id = next;
+        *id = next;
     }
     if (r == -EINVAL) {
         warn_report("greybus-es2: gblink refused %s: %s", gbl_type_name(a->gbl_type),
@@ -824,11 +1064,10 @@ static int es2_send_request(GreybusES2State *s, const es2_action *a, uint32_t *i
     return r;
 }
 
-static void es2_run_arpc(GreybusES2State *s, USBPacket *p, const es2_action *a)
+/* An ARPC went to the simulator as request `id`: its result becomes the ARPC response. */
+static void es2_track_arpc(GreybusES2State *s, const es2_action *a, uint32_t id)
 {
     ES2PendingArpc *slot = NULL;
-    uint32_t id;
-    int r;
 
     for (int i = 0; i < ES2_ARPC_PENDING_MAX; i++) {
         if (!s->arpc[i].used) {
@@ -847,16 +1086,84 @@ static void es2_run_arpc(GreybusES2State *s, USBPacket *p, const es2_action *a)
             }
         }
     }
+    slot->used = true;
+    slot->arpc_id = a->arpc_id;
+    slot->link_id = id;
+}
+
+/* The ring had no room for the request of control transfer p: the transfer stays
+ * pending (USB_RET_ASYNC) and es2_retry_ctrl sends it once gblink reports room. */
+static void es2_defer_ctrl(GreybusES2State *s, USBPacket *p, const es2_action *a)
+{
+    s->ctrl_packet = p;
+    s->ctrl_unsent = true;
+    s->ctrl_action = *a;
+    s->stats.deferred_requests++;
+    es2_tell_ring_full(s, gbl_type_name(a->gbl_type));
+    p->status = USB_RET_ASYNC;
+}
+
+/* Writable callback (never inside a USB callback): sends the control request that waits
+ * for room. A forwarded request then waits for its result as usual; an ARPC_RUN transfer
+ * completes now (its answer comes on the ARPC IN endpoint). */
+static void es2_retry_ctrl(GreybusES2State *s)
+{
+    USBPacket *p;
+    uint32_t id;
+    int r;
+
+    if (!s->ctrl_packet || !s->ctrl_unsent) {
+        return;
+    }
+    r = es2_send_request(s, &s->ctrl_action, &id);
+    if (r == -EAGAIN) {
+        return;     /* still no room: the next writable callback tries again */
+    }
+    p = s->ctrl_packet;
+    if (!p) {
+        return;     /* the send took the link down, and the unplug failed the transfer */
+    }
+    s->ctrl_unsent = false;
+    if (r < 0) {
+        warn_report("greybus-es2: cannot forward %s (CPort %u), which waited for room in "
+                    "the ring: %s", gbl_type_name(s->ctrl_action.gbl_type),
+                    s->ctrl_action.cport, strerror(-r));
+        es2_fail_ctrl(s);
+        return;
+    }
+    if (s->ctrl_action.verdict == ES2_ARPC) {
+        es2_track_arpc(s, &s->ctrl_action, id);
+        s->ctrl_packet = NULL;
+        p->status = USB_RET_SUCCESS;
+        usb_generic_async_ctrl_complete(&s->dev, p);
+        return;
+    }
+    s->ctrl_id = id;
+}
+
+static void es2_run_arpc(GreybusES2State *s, USBPacket *p, const es2_action *a)
+{
+    uint32_t id;
+    int r;
+
+    if (s->ctrl_packet) {
+        qemu_log_mask(LOG_GUEST_ERROR, "greybus-es2: ARPC %s while another control request "
+                      "is pending\n", gbl_type_name(a->gbl_type));
+        p->status = USB_RET_STALL;
+        return;
+    }
     r = es2_send_request(s, a, &id);
+    if (r == -EAGAIN) {
+        es2_defer_ctrl(s, p, a);
+        return;
+    }
     if (r < 0) {
         qemu_log_mask(LOG_GUEST_ERROR, "greybus-es2: cannot forward ARPC %s (CPort %u): %s\n",
                       gbl_type_name(a->gbl_type), a->cport, strerror(-r));
         p->status = USB_RET_STALL;
         return;
     }
-    slot->used = true;
-    slot->arpc_id = a->arpc_id;
-    slot->link_id = id;
+    es2_track_arpc(s, a, id);
 }
 
 static bool es2_has_endpoint(int address)
@@ -955,13 +1262,20 @@ static void es2_control(GreybusES2State *s, USBPacket *p, int request, int value
             return;
         }
         r = es2_send_request(s, &a, &id);
+        if (r == -EAGAIN) {
+            es2_defer_ctrl(s, p, &a);
+            return;
+        }
         if (r < 0) {
+            /* (-EPROTO: the link went down in the send; p is still valid, the unplug
+             * waits for the bottom half) */
             qemu_log_mask(LOG_GUEST_ERROR, "greybus-es2: cannot forward %s request: %s\n",
                           es2_request_name(c.request), strerror(-r));
             p->status = USB_RET_STALL;
             return;
         }
         s->ctrl_packet = p;
+        s->ctrl_unsent = false;
         s->ctrl_id = id;
         s->ctrl_action = a;
         p->status = USB_RET_ASYNC;
@@ -975,6 +1289,13 @@ static void es2_cancel_packet(USBDevice *dev, USBPacket *p)
 
     if (p == s->ctrl_packet) {
         s->ctrl_packet = NULL;   /* a late answer finds no packet and is dropped */
+        if (s->ctrl_unsent) {
+            s->ctrl_unsent = false;
+            s->stats.cancelled_unsent++;
+            warn_report("greybus-es2: the guest gave up on %s (CPort %u) before the ring to "
+                        "the simulator had room for it: never sent",
+                        gbl_type_name(s->ctrl_action.gbl_type), s->ctrl_action.cport);
+        }
     }
 }
 
@@ -991,12 +1312,18 @@ static void es2_data_in(GreybusES2State *s, USBPacket *p, ES2Queue *q)
                       "for a %u-byte message; message dropped\n", usb_packet_size(p),
                       p->ep->nr, m->len);
         g_free(es2_queue_pop(q));
+        s->stats.drop_too_big++;
         p->status = USB_RET_STALL;
         return;
     }
     m = es2_queue_pop(q);
     usb_packet_copy(p, m->data, m->len);
     g_free(m);
+    if (!q->len && memcmp(&s->stats, &s->told, sizeof(s->stats))) {
+        /* the guest has caught up: what was dropped meanwhile is told now */
+        s->flood_told = false;
+        es2_report_drops(s, "guest queue drained");
+    }
     if (!s->fd_watched && !es2_reads_at_barriers(s) && es2_has_room(s)) {
         qemu_bh_schedule(s->wakeup_bh);     /* resumes reading the ring */
     }
@@ -1025,17 +1352,15 @@ static void es2_data_out(GreybusES2State *s, USBPacket *p)
         p->status = USB_RET_STALL;
         return;
     }
-    r = es2_link_up(s) ? gbl_send_msg(s->link, GBL_T_GB_MESSAGE, cport, 0, es2_now(s), buf,
-                                      len)
-                       : -ENOTCONN;
-    if (r == 0) {
-        es2_pull_barrier(s);
-    } else if (r == -EAGAIN) {
+    r = es2_send(s, GBL_T_GB_MESSAGE, cport, 0, buf, len);
+    if (r == -EAGAIN) {
         /* The simulator is behind: retry when it has made room (writable callback). */
         s->out_blocked = true;
         p->actual_length = 0;
         p->status = USB_RET_NAK;
     } else if (r < 0) {
+        /* (-EPROTO: the link went down in the send; p is still valid, the unplug waits
+         * for the bottom half) */
         qemu_log_mask(LOG_GUEST_ERROR, "greybus-es2: cannot forward a message for CPort %u: "
                       "%s\n", cport, strerror(-r));
         p->status = USB_RET_STALL;
@@ -1068,6 +1393,9 @@ static void es2_data(GreybusES2State *s, USBPacket *p)
     }
 }
 
+/* p lives in xHCI's transfer, which a detach frees: everything below may write p after
+ * a gblink send that took the link down only because in_usb keeps the unplug out of here
+ * (es2_update_attach). */
 static void es2_handle_data(USBDevice *dev, USBPacket *p)
 {
     GreybusES2State *s = GREYBUS_ES2(dev);
@@ -1195,6 +1523,11 @@ static void es2_unrealize(USBDevice *dev)
 
     if (s->link) {
         es2_send_link_state(s, GBL_T_LINK_DOWN, ES2_DOWN_UNPLUGGED);
+        if (s->pend_down || s->pend_up) {
+            warn_report("greybus-es2: the ring to the simulator at %s is full: it is not "
+                        "told that the bridge goes away (it sees the link close)",
+                        s->link_path);
+        }
         if (s->fd_watched) {
             qemu_set_fd_handler(gbl_fd(s->link), NULL, NULL, NULL);
             s->fd_watched = false;
@@ -1214,8 +1547,20 @@ static void es2_unrealize(USBDevice *dev)
         qemu_bh_delete(s->wakeup_bh);
         s->wakeup_bh = NULL;
     }
-    es2_queue_flush(&s->cport_in);
-    es2_queue_flush(&s->arpc_in);
+    s->stats.drop_flushed += es2_queue_flush(&s->cport_in);
+    s->stats.drop_flushed += es2_queue_flush(&s->arpc_in);
+    if (s->realized) {
+        es2_report_drops(s, "at exit");
+    }
+}
+
+static void es2_get_stat(Object *obj, Visitor *v, const char *name, void *opaque,
+                         Error **errp)
+{
+    GreybusES2State *s = GREYBUS_ES2(obj);
+    uint64_t val = *es2_stat(&s->stats, (size_t)(uintptr_t)opaque);
+
+    visit_type_uint64(v, name, &val, errp);
 }
 
 static Property es2_properties[] = {
@@ -1265,6 +1610,13 @@ static void es2_class_init(ObjectClass *klass, void *data)
         "away, 1000..100000000");
     object_class_property_set_description(klass, "grant-timeout-ms",
         "lockstep: a simulator that grants no time for this long is unplugged, 100..3600000");
+    for (size_t i = 0; i < ARRAY_SIZE(es2_stat_info); i++) {
+        g_autofree char *prop = g_strdup_printf("stat-%s", es2_stat_info[i].name);
+
+        object_class_property_add(klass, prop, "uint64", es2_get_stat, NULL, NULL,
+                                  (void *)(uintptr_t)i);
+        object_class_property_set_description(klass, prop, es2_stat_info[i].what);
+    }
     set_bit(DEVICE_CATEGORY_BRIDGE, dc->categories);
 }
 

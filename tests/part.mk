@@ -95,10 +95,17 @@ INTEGRATION_TESTS += tests/integration/network_test.sh
 INTEGRATION_TESTS += tests/integration/image_test.sh
 INTEGRATION_TESTS += tests/integration/android_test.sh
 INTEGRATION_TESTS += tests/integration/byo_test.sh
+INTEGRATION_TESTS += tests/integration/es2_hostile_test.sh
 # es2_peer: a misbehaving gblink server (silent, lying, dropping its side of the bridge) for
 # the fault test of the device; built on demand by that test.
 ES2_PEER := $(B)/tests/es2_peer
 $(ES2_PEER): $(call objs,tests/integration/es2_peer.c) $(LIB_gblink)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+# es2_hostile: a gblink server that fills, corrupts and floods the link and withholds or
+# garbles lockstep grants, for es2_hostile_test.sh; built on demand by that test.
+ES2_HOSTILE := $(B)/tests/es2_hostile
+$(ES2_HOSTILE): $(call objs,tests/integration/es2_hostile.c) $(LIB_gblink)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
