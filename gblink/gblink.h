@@ -203,9 +203,9 @@ typedef struct gbl_callbacks {
     /* gbl_send() returned -EAGAIN earlier and the ring has space again. */
     void (*writable)(void *ctx);
     /* Optional (server): something to log that leaves the link as it is: a client was
-     * refused, or the waiting ones reset, because this process is out of file descriptors.
-     * NULL: reported through down while no client is connected, and only counted
-     * (gbl_stats.refused) while one is. */
+     * refused, or the waiting ones reset, because this process is out of file descriptors
+     * (NULL: reported through down while no client is connected, and only counted,
+     * gbl_stats.refused, while one is); a client left before its hello was done. */
     void (*notice)(void *ctx, int err, const char *why);
 } gbl_callbacks;
 

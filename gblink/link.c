@@ -593,8 +593,10 @@ static int server_handshake(gbl_link *l)
     if (n == -EAGAIN)
         return 0;
     if (n <= 0 && n != -EPROTO) {
-        set_err(l, "client left during the handshake");
+        set_err(l, "a client left during the handshake");
         teardown(l);
+        if (l->cb.notice) /* (a client that never came up: nothing went down) */
+            l->cb.notice(l->ctx, n ? (int)n : -ECONNRESET, l->err);
         return 0;
     }
     if (n == -EPROTO) {

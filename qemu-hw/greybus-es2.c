@@ -735,8 +735,15 @@ static void es2_rx_result(GreybusES2State *s, const gbl_record *rec)
         if (pa->used && pa->link_id == rec->id) {
             pa->used = false;
             if (s->arpc_in.len >= ES2_LOCKSTEP_QUEUE_MAX) {
+                /* (once per flood: the guest decides how many there are, and must not
+                 * decide how much the host logs) */
                 s->stats.drop_arpc_flood++;
-                warn_report("greybus-es2: ARPC response queue full, dropping %u", pa->arpc_id);
+                if (!s->flood_told) {
+                    s->flood_told = true;
+                    warn_report("greybus-es2: %d ARPC responses wait for the guest, which "
+                                "does not read them: dropping (counted; reported when the "
+                                "guest has drained the queue)", ES2_LOCKSTEP_QUEUE_MAX);
+                }
                 return;
             }
             es2_arpc_response(pa->arpc_id, es2_arpc_result_from_status(res.status), resp);

@@ -335,7 +335,44 @@ static void test_a_doorbell_that_is_not_an_eventfd_is_refused(void)
     close(p[1]);
 }
 
+static int got_notice(void *arg)
+{
+    return ((tep *)arg)->notices > 0;
+}
+
+/* A client that connects and leaves before its hello is told through notice (where the
+ * server said nothing before), not through down: no client came up, none went down. */
+static void test_a_client_that_leaves_before_its_hello_is_noticed(void)
+{
+    char path[108], err[256];
+    tep srv = { 0 }, cli = { 0 };
+    tep *both[2] = { &srv, &cli }, *eps[1] = { &srv };
+
+    tep_path(path, sizeof(path));
+    srv.l = gbl_server_new(path, NULL, &tep_callbacks_with_notice, &srv, err, sizeof(err));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv.l);
+    cli.l = gbl_client_new(path, NULL, &tep_callbacks, &cli, err, sizeof(err));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cli.l);
+    CU_ASSERT_EQUAL(gbl_connect(cli.l), 0);
+    CU_ASSERT_FATAL(tep_run(both, 2, got_up, &srv, 2000));
+    gbl_free(cli.l); /* gone, and noticed through down as usual */
+    CU_ASSERT(tep_run(eps, 1, got_down, &srv, 2000));
+    int downs = srv.downs;
+
+    /* a client that connects and leaves without a hello */
+    int sock = raw_connect(path);
+    CU_ASSERT_FATAL(sock >= 0);
+    tep_run(eps, 1, NULL, NULL, 50); /* accepted: in the handshake */
+    close(sock);
+    CU_ASSERT(tep_run(eps, 1, got_notice, &srv, 2000));
+    CU_ASSERT_PTR_NOT_NULL(strstr(srv.notice, "left during the handshake"));
+    CU_ASSERT_EQUAL(srv.downs, downs);
+    CU_ASSERT_EQUAL(gbl_state(srv.l), GBL_STATE_LISTENING);
+    gbl_free(srv.l);
+}
+
 static const unit_test peer_tests[] = {
+    UNIT_TEST(test_a_client_that_leaves_before_its_hello_is_noticed),
     UNIT_TEST(test_a_hello_carrying_descriptors_is_refused_and_leaks_none),
     UNIT_TEST(test_a_server_out_of_descriptors_refuses_clients_without_spinning),
     UNIT_TEST(test_a_second_server_on_a_held_path_is_refused),

@@ -45,8 +45,22 @@ static void cb_writable(void *ctx)
     e->writable++;
 }
 
+static void cb_notice(void *ctx, int err, const char *why)
+{
+    tep *e = ctx;
+
+    e->notices++;
+    e->last_err = err;
+    snprintf(e->notice, sizeof(e->notice), "%s", why);
+}
+
 const gbl_callbacks tep_callbacks = {
     .record = cb_record, .up = cb_up, .down = cb_down, .writable = cb_writable,
+};
+
+const gbl_callbacks tep_callbacks_with_notice = {
+    .record = cb_record, .up = cb_up, .down = cb_down, .writable = cb_writable,
+    .notice = cb_notice,
 };
 
 const char *tep_path(char *buf, size_t len)

@@ -21,12 +21,16 @@ typedef struct tep {
     uint64_t received;
     gbl_record last;               /* copy of the last record; payload points at last_data */
     uint8_t last_data[GBL_MAX_PAYLOAD];
+    int notices;                   /* notice callbacks (tep_callbacks_with_notice) */
+    char notice[256];
     /* optional per-record hook (called after the copy above) */
     void (*on_record)(struct tep *e, const gbl_record *rec);
     void *user;
 } tep;
 
 extern const gbl_callbacks tep_callbacks;
+/* The same, with the server's notice callback counted in notices/notice. */
+extern const gbl_callbacks tep_callbacks_with_notice;
 
 /* Returns a fresh socket path under /tmp, unique per process and call. */
 const char *tep_path(char *buf, size_t len);
