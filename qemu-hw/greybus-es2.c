@@ -637,6 +637,18 @@ static void es2_update_attach(GreybusES2State *s)
 
 /* ---- records from the simulator ---------------------------------------------------------- */
 
+/* A queue for the guest is full and drops what comes: said once per flood (the guest
+ * decides how long a flood lasts, and must not decide how much the host logs); the drops
+ * are counted and reported when the guest has drained the queue. */
+static void es2_tell_flood(GreybusES2State *s, const char *what)
+{
+    if (!s->flood_told) {
+        s->flood_told = true;
+        warn_report("greybus-es2: %d %s: dropping (counted; reported when the guest has "
+                    "drained the queue)", ES2_LOCKSTEP_QUEUE_MAX, what);
+    }
+}
+
 static void es2_rx_message(GreybusES2State *s, const gbl_record *rec)
 {
     char why[ES2_WHY_MAX];
@@ -650,12 +662,8 @@ static void es2_rx_message(GreybusES2State *s, const gbl_record *rec)
     }
     if (s->cport_in.len >= ES2_LOCKSTEP_QUEUE_MAX) {
         s->stats.drop_flood++;
-        if (!s->flood_told) {
-            s->flood_told = true;
-            warn_report("greybus-es2: %d messages wait for the guest; the simulator sends "
-                        "faster than the guest reads: dropping (counted; reported when the "
-                        "guest has drained the queue)", ES2_LOCKSTEP_QUEUE_MAX);
-        }
+        es2_tell_flood(s, "messages wait for the guest; the simulator sends faster than "
+                       "the guest reads");
         return;
     }
     if (rec->len > ES2_MSG_SIZE_MAX) {
@@ -735,15 +743,9 @@ static void es2_rx_result(GreybusES2State *s, const gbl_record *rec)
         if (pa->used && pa->link_id == rec->id) {
             pa->used = false;
             if (s->arpc_in.len >= ES2_LOCKSTEP_QUEUE_MAX) {
-                /* (once per flood: the guest decides how many there are, and must not
-                 * decide how much the host logs) */
                 s->stats.drop_arpc_flood++;
-                if (!s->flood_told) {
-                    s->flood_told = true;
-                    warn_report("greybus-es2: %d ARPC responses wait for the guest, which "
-                                "does not read them: dropping (counted; reported when the "
-                                "guest has drained the queue)", ES2_LOCKSTEP_QUEUE_MAX);
-                }
+                es2_tell_flood(s, "ARPC responses wait for the guest, which does not read "
+                               "them");
                 return;
             }
             es2_arpc_response(pa->arpc_id, es2_arpc_result_from_status(res.status), resp);

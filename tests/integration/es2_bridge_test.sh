@@ -124,16 +124,6 @@ fi
 # --- hostile guest: malformed requests through usbfs are stalled ---------------------------
 # tests/integration/es2_poke.c, built static, pushed into the guest (gzip + base64 through
 # the agent), run with gb-es2 unbound; then gb-es2 is bound again and must probe anew.
-push_file() {  # push_file HOST-FILE GUEST-FILE
-    local c
-    agent rm -f /tmp/push.b64 || return 1
-    gzip -9 -c "$1" | base64 -w0 | split -b 60000 - "$run_dir/chunk."
-    for c in "$run_dir"/chunk.*; do
-        agent "printf %s '$(cat "$c")' >> /tmp/push.b64" || return 1
-    done
-    rm -f "$run_dir"/chunk.*
-    agent "base64 -d /tmp/push.b64 | gunzip > $2 && chmod +x $2 && rm /tmp/push.b64"
-}
 if ! cc -static -O2 -Wall -Wextra -Werror -o "$run_dir/es2_poke" tests/integration/es2_poke.c \
         2>"$run_dir/poke-build.log"; then
     not_ok "build tests/integration/es2_poke.c (static)" "$(cat "$run_dir/poke-build.log")"

@@ -116,16 +116,6 @@ print(until_prompt().decode(errors="replace").replace("\r", ""))
 EOF
 }
 qstat() { hmp "qom-get /machine/peripheral/es2 stat-$1" | grep -E '^[0-9]+$' | tail -n 1; }
-push_file() {  # push_file HOST-FILE GUEST-FILE
-    local c
-    agent rm -f /tmp/push.b64 || return 1
-    gzip -9 -c "$1" | base64 -w0 | split -b 60000 - "$run_dir/chunk."
-    for c in "$run_dir"/chunk.*; do
-        agent "printf %s '$(cat "$c")' >> /tmp/push.b64" || return 1
-    done
-    rm -f "$run_dir"/chunk.*
-    agent "base64 -d /tmp/push.b64 | gunzip > $2 && chmod +x $2 && rm /tmp/push.b64"
-}
 # the bridge's usbfs node, gb-es2 unbound from it
 usb_dev=
 take_bridge() {

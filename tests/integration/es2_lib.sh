@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
-# Shared helpers of the two greybus-es2 tests (es2_bridge_test.sh, es2_fault_test.sh),
-# sourced from the repository root after setting es2_name (the prefix of the summary line)
-# and run_dir: result counting (ok / not_ok / finish), stopping processes and cleaning up,
-# polling a condition, and the guest agent at $sock.
+# Shared helpers of the greybus-es2 tests (es2_bridge_test.sh, es2_fault_test.sh,
+# es2_hostile_test.sh), sourced from the repository root after setting es2_name (the prefix
+# of the summary line) and run_dir: result counting (ok / not_ok / finish), stopping
+# processes and cleaning up, polling a condition, the guest agent at $sock, and pushing a
+# file into the guest through it.
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok   - $1"; }
 not_ok() { failed=$((failed + 1)); echo "FAIL - $1"; [ $# -gt 1 ] && printf '       %s\n' "${@:2}"; }
@@ -36,3 +37,16 @@ wait_for() {  # wait_for N CONDITION
 
 # A command in the guest through its agent (sock: the agent's socket, set once QEMU runs).
 agent() { "$gbvp" agent --socket "$sock" --wait 30 --timeout 60 -- "$@"; }
+
+# Copies a host file into the guest as an executable (gzip + base64 through the agent, in
+# pieces a command line takes).
+push_file() {  # push_file HOST-FILE GUEST-FILE
+    local c
+    agent rm -f /tmp/push.b64 || return 1
+    gzip -9 -c "$1" | base64 -w0 | split -b 60000 - "$run_dir/chunk."
+    for c in "$run_dir"/chunk.*; do
+        agent "printf %s '$(cat "$c")' >> /tmp/push.b64" || return 1
+    done
+    rm -f "$run_dir"/chunk.*
+    agent "base64 -d /tmp/push.b64 | gunzip > $2 && chmod +x $2 && rm /tmp/push.b64"
+}
