@@ -5,6 +5,7 @@
 # or any binary crashed or ran nothing.
 set -u
 passed=0 failed=0 broken=0
+failures=$(mktemp) # the failed tests, told again at the end where a log's tail shows them
 for t in "$@"; do
     log=$(mktemp)
     # Output goes to a file, not a pipe: a stray child of a test must not keep the run
@@ -12,6 +13,8 @@ for t in "$@"; do
     timeout --kill-after=10 "${UNIT_TIMEOUT:-600}" "$t" >"$log" 2>&1
     rc=$?
     cat "$log"
+    grep '^unit: FAILED ' "$log" | sed "s|^unit: FAILED |unit: FAILED $(basename "$t"): |" \
+        >>"$failures"
     [ "$rc" -eq 124 ] && echo "unit: $(basename "$t") timed out after ${UNIT_TIMEOUT:-600} s" >&2
     line=$(grep -E '^ +tests +[0-9]+' "$log" | tail -n 1)
     if [ -n "$line" ]; then
@@ -20,10 +23,12 @@ for t in "$@"; do
         passed=$((passed + p)); failed=$((failed + f))
     fi
     if [ "$rc" -ne 0 ] && { [ -z "$line" ] || [ "${f:-0}" -eq 0 ]; }; then
-        echo "unit: $(basename "$t") exited with status $rc" >&2
+        echo "unit: $(basename "$t") exited with status $rc" | tee -a "$failures" >&2
         broken=$((broken + 1))
     fi
     rm -f "$log"
 done
+cat "$failures"
+rm -f "$failures"
 echo "unit: $((passed)) passed, $((failed + broken)) failed"
 [ "$failed" -eq 0 ] && [ "$broken" -eq 0 ]

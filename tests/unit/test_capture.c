@@ -136,7 +136,7 @@ static sim_local *up(const char *pcap)
 static void test_capture_records_every_message_as_documented(void)
 {
     char path[64];
-    snprintf(path, sizeof path, "/tmp/gbvp-test-capture-%d.pcapng", (int)getpid());
+    unit_tmp_path(path, sizeof path, "capture.pcapng");
     sim_local *l = up(path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(l);
     const sim_target *t = sim_local_target(l);
@@ -228,7 +228,7 @@ static void test_capture_refuses_bad_paths_and_survives_a_reader_leaving(void)
     /* a FIFO: the reader takes the header and leaves; the run goes on, the capture stops
      * and says why */
     char fifo[64];
-    snprintf(fifo, sizeof fifo, "/tmp/gbvp-test-capture-%d.fifo", (int)getpid());
+    unit_tmp_path(fifo, sizeof fifo, "capture.fifo");
     unlink(fifo);
     CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
     signal(SIGPIPE, SIG_IGN);
@@ -265,7 +265,7 @@ static void test_capture_refuses_bad_paths_and_survives_a_reader_leaving(void)
 static void test_capture_starts_and_stops_through_the_target(void)
 {
     char path[64], err[320];
-    snprintf(path, sizeof path, "/tmp/gbvp-test-capture2-%d.pcapng", (int)getpid());
+    unit_tmp_path(path, sizeof path, "capture2.pcapng");
     sim_local *l = up(NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(l);
     const sim_target *t = sim_local_target(l);
@@ -292,7 +292,7 @@ static void test_capture_starts_and_stops_through_the_target(void)
 static void test_capture_with_frames_records_the_data_link(void)
 {
     char path[64], err[320];
-    snprintf(path, sizeof path, "/tmp/gbvp-test-capture3-%d.pcapng", (int)getpid());
+    unit_tmp_path(path, sizeof path, "capture3.pcapng");
     sim_local_config c = { .sim = { .num_slots = 2, .pcap_path = path, .pcap_frames = true,
                                     .timing = SW_TIMING_FRAME, .ber = 1e-4, .seed = 3 },
                            .ap = SIM_LOCAL_TEST_AP };

@@ -31,7 +31,7 @@ static void rig_up(rig *r)
     sim_local_config lc = { .sim = { .num_slots = 4 }, .ap = SIM_LOCAL_TEST_AP };
     r->t = sim_local_new(&lc, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r->t);
-    snprintf(r->path, sizeof r->path, "/tmp/gbvp-test-ctl-%d.sock", (int)getpid());
+    unit_tmp_path(r->path, sizeof r->path, "ctl.sock");
     r->c = sim_ctl_new(r->path, sim_local_target(r->t), err, sizeof err);
     if (!r->c)
         fprintf(stderr, "\n    %s\n", err);

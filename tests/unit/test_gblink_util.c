@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tests/unit/test_gblink_util.h"
+#include "tests/unit/unit.h"
 
 static void cb_record(void *ctx, const gbl_record *rec)
 {
@@ -66,8 +67,9 @@ const gbl_callbacks tep_callbacks_with_notice = {
 const char *tep_path(char *buf, size_t len)
 {
     static unsigned counter; /* test-only */
-    snprintf(buf, len, "/tmp/gbl-test-%d-%u.sock", (int)getpid(), counter++);
-    return buf;
+    char name[32];
+    snprintf(name, sizeof(name), "link-%u.sock", counter++);
+    return unit_tmp_path(buf, len, name);
 }
 
 static long now_ms(void)

@@ -144,7 +144,7 @@ static sim_simulator *lockstep_sim(const char *path, char *err, size_t errlen)
 static void peer_up(peer *p, uint32_t features)
 {
     memset(p, 0, sizeof *p);
-    snprintf(p->path, sizeof p->path, "/tmp/gbvp-test-lockstep-%d.sock", (int)getpid());
+    unit_tmp_path(p->path, sizeof p->path, "lockstep.sock");
     char err[256];
     p->sim = lockstep_sim(p->path, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p->sim);
@@ -231,7 +231,8 @@ static void test_lockstep_refuses_what_cannot_keep_one_clock(void)
     sim_config c = { .num_slots = 2, .log_level = SW_LOG_ERROR, .clock = SIM_CLOCK_LOCKSTEP };
     CU_ASSERT_PTR_NULL(sim_simulator_new(&c, err, sizeof err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "gblink socket"));
-    c.link_path = "/tmp/gbvp-test-lockstep-bad.sock";
+    char bad[64];
+    c.link_path = unit_tmp_path(bad, sizeof bad, "lockstep-bad.sock");
     c.lockstep = (sim_lockstep_cfg){ .quantum_ns = 200000, .quantum_max_ns = 100000 };
     CU_ASSERT_PTR_NULL(sim_simulator_new(&c, err, sizeof err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "longest grant"));
