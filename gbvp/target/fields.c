@@ -37,7 +37,13 @@ TABLE(sim_fields_stats, INT(sim_target_stats, ap_requests), INT(sim_target_stats
       INT(sim_target_stats, pings), INT(sim_target_stats, forwarded_to_ap),
       INT(sim_target_stats, forwarded_to_intf), INT(sim_target_stats, dropped),
       INT(sim_target_stats, connections), INT(sim_target_stats, pending_events),
-      BOOL(sim_target_stats, handshake_done));
+      BOOL(sim_target_stats, handshake_done), INT(sim_target_stats, qemu_records_queued),
+      INT(sim_target_stats, qemu_queue_peak), INT(sim_target_stats, qemu_records_waiting),
+      INT(sim_target_stats, qemu_messages_dropped), INT(sim_target_stats, qemu_answers_dropped),
+      INT(sim_target_stats, qemu_records_discarded),
+      INT(sim_target_stats, qemu_messages_no_peer),
+      INT(sim_target_stats, qemu_messages_too_big), INT(sim_target_stats, qemu_records_refused),
+      INT(sim_target_stats, qemu_peers_refused));
 
 TABLE(sim_fields_link, INT(sim_target_link, frames), INT(sim_target_link, replays),
       INT(sim_target_link, replay_timeouts), INT(sim_target_link, crc_errors),

@@ -47,6 +47,14 @@ typedef struct sim_target_stats {
     uint64_t ap_requests, ap_bad_requests, svc_requests_sent, ap_timeouts, pings;
     uint64_t forwarded_to_ap, forwarded_to_intf, dropped, connections, pending_events;
     bool handshake_done;
+    /* Records for QEMU over the gblink socket (all 0 without one): the ones that found the
+     * ring full and waited, the most and the number waiting, and the ones lost: messages
+     * and answers at the full queue, discarded when QEMU went, messages while no QEMU was
+     * connected, too big for ES2, refused by gblink; and peers turned away. */
+    uint64_t qemu_records_queued, qemu_queue_peak, qemu_records_waiting;
+    uint64_t qemu_messages_dropped, qemu_answers_dropped, qemu_records_discarded;
+    uint64_t qemu_messages_no_peer, qemu_messages_too_big, qemu_records_refused;
+    uint64_t qemu_peers_refused;
 } sim_target_stats;
 
 /* A modelled UniPro link as it is now, both directions summed, with the network's messages

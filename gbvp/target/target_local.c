@@ -297,6 +297,18 @@ static void t_stats(void *ctx, sim_target_stats *out)
         .pending_events = gb_svc_pending_events(svc),
         .handshake_done = gb_svc_handshake_done(svc),
     };
+    sim_bridge_gblink_stats q;
+    sim_simulator_link_queue(l->sim, &q);
+    out->qemu_records_queued = q.queued;
+    out->qemu_queue_peak = q.queue_peak;
+    out->qemu_records_waiting = q.waiting;
+    out->qemu_messages_dropped = q.messages_dropped;
+    out->qemu_answers_dropped = q.results_dropped;
+    out->qemu_records_discarded = q.discarded;
+    out->qemu_messages_no_peer = q.no_peer;
+    out->qemu_messages_too_big = q.oversize;
+    out->qemu_records_refused = q.send_failed;
+    out->qemu_peers_refused = q.clients_refused;
 }
 
 static int t_link_mode(void *ctx, uint8_t id, uint8_t *tx, uint8_t *rx, char *err,

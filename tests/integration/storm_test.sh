@@ -441,6 +441,14 @@ else
     not_ok "the AP answered every request of the SVC" "$unanswered unanswered" \
         "$(grep -m3 'svc: AP did not answer' "$run_dir/sim.log")" "$(ctl stats)"
 fi
+# Nothing meant for QEMU was lost on the way: the bridge's queue absorbed every burst
+st=$(ctl stats)
+lost=$(grep -oE '"qemu_(messages_dropped|answers_dropped|records_discarded|messages_no_peer|messages_too_big|records_refused)":[0-9]+' <<<"$st")
+if [ -n "$lost" ] && ! grep -qv ':0$' <<<"$lost"; then
+    ok "no record for QEMU lost in the storm (at most $(sed -n 's/.*"qemu_queue_peak":\([0-9]*\).*/\1/p' <<<"$st") waited for room at once)"
+else
+    not_ok "no record for QEMU lost in the storm" "${lost//$'\n'/ }" "$st"
+fi
 check_kernel_log "after the storm"
 if [ $crash_reported = 0 ]; then
     # the guest's own log too (what the console may have dropped)

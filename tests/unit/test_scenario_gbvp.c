@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,7 +50,7 @@ static int run_script(const sim_target *t, const char *code, char *err, size_t l
 static void test_gbvp_target_with_test_ap_runs_hotplug_over_gblink(void)
 {
     char path[64], err[320];
-    snprintf(path, sizeof path, "/tmp/gbvp-test-sg-%d.sock", (int)getpid());
+    unit_tmp_path(path, sizeof path, "sg.sock");
     sim_local_config lc = { .sim = { .link_path = path, .num_slots = 4 },
                             .ap = SIM_LOCAL_TEST_AP_GBLINK };
     sim_local *g = sim_local_new(&lc, err, sizeof err);
@@ -203,8 +205,9 @@ typedef struct guest_rig {
 
 static sim_local *guest_rig_start(guest_rig *r, const char *name, sw_timing timing)
 {
-    char err[320];
-    snprintf(r->path, sizeof r->path, "/tmp/gbvp-test-%s-%d.sock", name, (int)getpid());
+    char err[320], file[48];
+    snprintf(file, sizeof file, "%s.sock", name);
+    unit_tmp_path(r->path, sizeof r->path, file);
     unlink(r->path);
     pid_t parent = getpid();
     r->pid = fork();
@@ -297,7 +300,7 @@ static void test_gbvp_target_guest_mode_applies_timed_link_faults(void)
 static void test_gbvp_target_guest_mode_times_out_without_qemu(void)
 {
     char err[320] = "", path[64];
-    snprintf(path, sizeof path, "/tmp/gbvp-test-noqemu-%d.sock", (int)getpid());
+    unit_tmp_path(path, sizeof path, "noqemu.sock");
     sim_local_config lc = { .sim = { .link_path = path }, .ap = SIM_LOCAL_GUEST,
                             .connect_timeout_s = 1 };
     CU_ASSERT_PTR_NULL(sim_local_new(&lc, err, sizeof err));
@@ -316,12 +319,46 @@ static bool reply_has(sim_ctl *c, const char *line, const char *want)
     return ok;
 }
 
+static void ignore_record(void *ctx, const gbl_record *rec)
+{
+    (void)ctx;
+    (void)rec;
+}
+
+static void ignore_event(void *ctx)
+{
+    (void)ctx;
+}
+
+static void ignore_down(void *ctx, int err, const char *why)
+{
+    (void)ctx;
+    (void)err;
+    (void)why;
+}
+
+/* A QEMU that connects and then only holds its place. */
+static const gbl_callbacks quiet_peer = {
+    .record = ignore_record, .up = ignore_event, .down = ignore_down, .writable = ignore_event,
+};
+
+/* A peer on the gblink socket that says nothing. */
+static int raw_peer(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    CU_ASSERT_FATAL(s >= 0);
+    CU_ASSERT_EQUAL(connect(s, (struct sockaddr *)&sa, sizeof sa), 0);
+    return s;
+}
+
 /* gbvp sim's setup: a simulator waiting for QEMU, served by the control socket. */
 static void test_control_on_gbvp_sim_inserts_removes_and_drives_backends(void)
 {
     char link[64], ctl[64], err[320];
-    snprintf(link, sizeof link, "/tmp/gbvp-test-cg-%d.sock", (int)getpid());
-    snprintf(ctl, sizeof ctl, "/tmp/gbvp-test-cgc-%d.sock", (int)getpid());
+    unit_tmp_path(link, sizeof link, "cg.sock");
+    unit_tmp_path(ctl, sizeof ctl, "cgc.sock");
     sim_local_config lc = { .sim = { .link_path = link, .num_slots = 4,
                                      .log_level = SW_LOG_ERROR },
                             .ap = SIM_LOCAL_GUEST };
@@ -355,6 +392,23 @@ static void test_control_on_gbvp_sim_inserts_removes_and_drives_backends(void)
                              "no catalog entry 'nope'"));
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"remove\",\"slot\":1}", "\"ok\":true"));
     CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"remove\",\"slot\":1}", "the slot is empty"));
+    /* the QEMU link's counters: nothing lost yet; a second peer while one is connected is
+     * turned away, and counted */
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"stats\"}",
+                             "\"qemu_records_queued\":0,\"qemu_queue_peak\":0,"
+                             "\"qemu_records_waiting\":0,\"qemu_messages_dropped\":0,"
+                             "\"qemu_answers_dropped\":0,\"qemu_records_discarded\":0,"
+                             "\"qemu_messages_no_peer\":0,\"qemu_messages_too_big\":0,"
+                             "\"qemu_records_refused\":0,\"qemu_peers_refused\":0"));
+    gbl_link *first = gbl_client_new(link, NULL, &quiet_peer, NULL, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(first);
+    CU_ASSERT_EQUAL(gbl_connect(first), 0); /* its hello is on its way */
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"wait\",\"ms\":20}", "\"ok\":true"));
+    int second = raw_peer(link);
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"wait\",\"ms\":20}", "\"ok\":true"));
+    CU_ASSERT_TRUE(reply_has(c, "{\"cmd\":\"stats\"}", "\"qemu_peers_refused\":1,"));
+    close(second);
+    gbl_free(first);
     sim_ctl_free(c);
     sim_local_free(s);
 }

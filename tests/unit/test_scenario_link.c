@@ -14,7 +14,7 @@
 static sim_local *start(sw_timing timing)
 {
     char path[64], err[320];
-    snprintf(path, sizeof path, "/tmp/gbvp-test-sl-%d.sock", (int)getpid());
+    unit_tmp_path(path, sizeof path, "sl.sock");
     sim_local_config lc = { .sim = { .link_path = path, .num_slots = 4, .timing = timing },
                             .ap = SIM_LOCAL_TEST_AP_GBLINK };
     sim_local *g = sim_local_new(&lc, err, sizeof err);

@@ -57,8 +57,9 @@ typedef struct world {
 
 static bool world_up(world *w, const char *tag)
 {
-    char err[256];
-    snprintf(w->path, sizeof w->path, "/tmp/gbvp-test-loop%s-%d.sock", tag, (int)getpid());
+    char err[256], file[48];
+    snprintf(file, sizeof file, "loop%s.sock", tag);
+    unit_tmp_path(w->path, sizeof w->path, file);
     sim_config c = { .link_path = w->path, .num_slots = 1, .log_level = SW_LOG_ERROR };
     w->sim = sim_simulator_new(&c, err, sizeof err);
     w->l = w->sim ? sim_loop_new(w->sim) : NULL;

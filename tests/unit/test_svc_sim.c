@@ -105,7 +105,7 @@ static tap_transport transport = { .send = send_msg, .cport_ctl = cport_ctl, .pu
 static void rig_up_timed(rig *r, const char *insert, const sim_config *timing)
 {
     memset(r, 0, sizeof *r);
-    snprintf(r->path, sizeof r->path, "/tmp/gbvp-test-sim-%d.sock", (int)getpid());
+    unit_tmp_path(r->path, sizeof r->path, "sim.sock");
     char err[256];
     sim_config c = { .link_path = r->path, .num_slots = 4, .log_level = SW_LOG_ERROR };
     if (timing) {
@@ -413,7 +413,7 @@ static void test_sim_timed_with_bit_errors_delivers_everything_exactly_once(void
         CU_ASSERT_EQUAL(st.sent_bytes, st.delivered_bytes);
     }
     char path[80];
-    snprintf(path, sizeof path, "/tmp/gbvp-test-sim-%d.json", (int)getpid());
+    unit_tmp_path(path, sizeof path, "sim.json");
     CU_ASSERT_EQUAL(sim_simulator_write_stats(r.sim, path), 0);
     FILE *f = fopen(path, "r");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);

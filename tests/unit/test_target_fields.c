@@ -32,11 +32,18 @@ static const char *fields(const sim_fields *set, const void *obj)
 
 static void test_stats_keep_the_order_and_names_of_the_stats_reply(void)
 {
-    sim_target_stats st = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, true };
+    sim_target_stats st = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, true, 11, 12, 13, 14, 15, 16, 17,
+                            18, 19, 20 };
+    /* every name fits a reply's value (VM_REPLY_NAME_MAX): one too long would be lost */
     CU_ASSERT_STRING_EQUAL(fields(&sim_fields_stats, &st),
                            "ap_requests=1 ap_bad_requests=2 svc_requests_sent=3 "
                            "ap_timeouts=4 pings=5 forwarded_to_ap=6 forwarded_to_intf=7 "
-                           "dropped=8 connections=9 pending_events=10 handshake_done=b1");
+                           "dropped=8 connections=9 pending_events=10 handshake_done=b1 "
+                           "qemu_records_queued=11 qemu_queue_peak=12 "
+                           "qemu_records_waiting=13 qemu_messages_dropped=14 "
+                           "qemu_answers_dropped=15 qemu_records_discarded=16 "
+                           "qemu_messages_no_peer=17 qemu_messages_too_big=18 "
+                           "qemu_records_refused=19 qemu_peers_refused=20");
 }
 
 static void test_fields_of_every_width_read_their_own_member(void)

@@ -24,7 +24,7 @@ static const char *str(JsonObject *o, const char *name)
 static void test_trace_is_valid_trace_event_json_in_time_order(void)
 {
     char path[64], err[320];
-    snprintf(path, sizeof path, "/tmp/gbvp-test-trace-%d.json", (int)getpid());
+    unit_tmp_path(path, sizeof path, "trace.json");
     sim_local_config c = { .sim = { .num_slots = 4, .trace_path = path,
                                     .timing = SW_TIMING_FRAME },
                            .ap = SIM_LOCAL_TEST_AP };
@@ -131,7 +131,7 @@ static void test_trace_refuses_a_bad_path_and_closes_unanswered_operations(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/t.json"));
 
     /* a request whose response never comes is still a closed slice, marked unanswered */
-    snprintf(path, sizeof path, "/tmp/gbvp-test-trace2-%d.json", (int)getpid());
+    unit_tmp_path(path, sizeof path, "trace2.json");
     sim_trace *t = sim_trace_open(path, 7, 1, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     uint8_t req[8] = { 8, 0, 0x21, 0, 0x02, 0, 0, 0 };
