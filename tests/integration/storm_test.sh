@@ -445,7 +445,7 @@ fi
 st=$(ctl stats)
 lost=$(grep -oE '"qemu_(messages_dropped|answers_dropped|records_discarded|messages_no_peer|messages_too_big|records_refused)":[0-9]+' <<<"$st")
 if [ -n "$lost" ] && ! grep -qv ':0$' <<<"$lost"; then
-    ok "no record for QEMU lost in the storm (at most $(sed -n 's/.*"qemu_queue_peak":\([0-9]*\).*/\1/p' <<<"$st") waited for room at once)"
+    ok "no record for QEMU lost in the storm (most waiting for room in the ring at once: $(sed -n 's/.*"qemu_queue_peak":\([0-9]*\).*/\1/p' <<<"$st"))"
 else
     not_ok "no record for QEMU lost in the storm" "${lost//$'\n'/ }" "$st"
 fi
