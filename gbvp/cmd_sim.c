@@ -6,6 +6,7 @@
 #include "gbvp/cmd_sim.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gbvp/cli_opts.h"
@@ -68,7 +70,9 @@ static void usage(FILE *out)
             "  --lanes N             lanes per link, 1 (default) or 2\n"
             "  --ber RATE            bit error rate on every link (default 0)\n"
             "  --seed N              seed of the fault generators (default 1)\n"
-            "  --stats FILE          write the timing model's statistics as JSON at exit\n"
+            "  --stats FILE          write the timing model's statistics as JSON at exit (the\n"
+            "                        file is opened at start: a path that cannot be written\n"
+            "                        is refused before the run; not with --timing off)\n"
             "  --pcap FILE           capture every Greybus message as pcapng for Wireshark\n"
             "                        (a FIFO works; docs/tracing.md)\n"
             "  --pcap-frames         the capture holds every UniPro data-link frame, AFC and\n"
@@ -244,6 +248,55 @@ static int resolve_defaults(sim_local_config *cfg, const char **control, sim_pat
     return 0;
 }
 
+/* --stats FILE: opened at start, so that a path that cannot be written is refused before
+ * the run rather than found at its end with the statistics lost; it is emptied and written
+ * at exit. A file this run created is removed again if the simulator does not start, an
+ * existing one is left as it was. */
+typedef struct stats_file {
+    const char *path;
+    FILE *f;
+    bool created;
+} stats_file;
+
+static int stats_open(stats_file *sf, const char *path)
+{
+    struct stat st;
+
+    sf->path = path;
+    sf->created = stat(path, &st) != 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || !(sf->f = fdopen(fd, "w"))) {
+        fprintf(stderr, "gbvp sim: --stats %s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return 0;
+}
+
+static void stats_abandon(stats_file *sf)
+{
+    if (!sf->f)
+        return;
+    fclose(sf->f);
+    sf->f = NULL;
+    if (sf->created)
+        unlink(sf->path);
+}
+
+static int stats_write(stats_file *sf, sim_simulator *s)
+{
+    int rc = ftruncate(fileno(sf->f), 0) ? -errno : 0;
+    if (!rc)
+        rc = sim_simulator_write_stats(s, sf->f);
+    if (fclose(sf->f) && !rc)
+        rc = -EIO;
+    sf->f = NULL;
+    if (rc)
+        fprintf(stderr, "gbvp sim: --stats %s: %s\n", sf->path, strerror(-rc));
+    return rc;
+}
+
 int cmd_sim_main(int argc, char **argv)
 {
     sim_local_config cfg = { .sim = { .num_slots = 4,
@@ -394,6 +447,11 @@ int cmd_sim_main(int argc, char **argv)
             return 2;
         }
 
+    if (stats_path && cfg.sim.timing == SW_TIMING_DIRECT) {
+        fprintf(stderr, "gbvp sim: --stats %s: --timing off keeps no model statistics\n",
+                stats_path);
+        return 2;
+    }
     if (cpus) {
         char why[320];
         if (cpu_list_pin_self(cpus, why, sizeof why)) {
@@ -402,10 +460,15 @@ int cmd_sim_main(int argc, char **argv)
         }
     }
 
+    stats_file stats = { 0 };
+    if (stats_path && stats_open(&stats, stats_path))
+        return 2;
     sim_paths_found found = { .rundir = "" };
     const char *rundir = found.rundir;
-    if (resolve_defaults(&cfg, &control_path, &found))
+    if (resolve_defaults(&cfg, &control_path, &found)) {
+        stats_abandon(&stats);
         return 1;
+    }
 
     sim_cmd c = { .signal_fd = sim_stop_signalfd(), .stdin_open = true, .running = true };
     signal(SIGPIPE, SIG_IGN);
@@ -413,6 +476,7 @@ int cmd_sim_main(int argc, char **argv)
     c.local = sim_local_new(&cfg, err, sizeof err);
     if (!c.local) {
         fprintf(stderr, "gbvp sim: %s\n", err);
+        stats_abandon(&stats);
         if (c.signal_fd >= 0)
             close(c.signal_fd);
         if (*rundir)
@@ -424,6 +488,7 @@ int cmd_sim_main(int argc, char **argv)
     sim_ctl *ctl = NULL;
     if (!(ctl = sim_ctl_new(control_path, c.t, err, sizeof err))) {
         fprintf(stderr, "gbvp sim: --control: %s\n", err);
+        stats_abandon(&stats);
         sim_local_free(c.local);
         if (c.signal_fd >= 0)
             close(c.signal_fd);
@@ -464,7 +529,7 @@ int cmd_sim_main(int argc, char **argv)
             break;
         }
     }
-    if (stats_path && sim_simulator_write_stats(sim_local_simulator(c.local), stats_path))
+    if (stats.f && stats_write(&stats, sim_local_simulator(c.local)))
         rc = 1;
     if (spin_us) {
         sim_loop_spin_stats sp;

@@ -98,6 +98,23 @@ sim_refused "--cports 1: want a number from 2 to 255" --cports 1
 sim_refused "--cports 256: want a number from 2 to 255" --cports 256
 sim_refused "--spin 2000: want microseconds, 0..1000" --spin 2000
 sim_refused "--cpus: the range 1-0 in CPU list '1-0' runs backwards" --cpus 1-0
+# --stats is opened at start: a path that cannot take the statistics is refused before the
+# run, not found at its end; a simulator that does not start leaves an existing file alone
+sim_refused "--stats $d: Is a directory" --stats "$d"
+sim_refused "--stats $d/no/s.json: No such file or directory" --stats "$d/no/s.json"
+sim_refused "--stats $d/s.json: --timing off keeps no model statistics" --stats "$d/s.json" --timing off
+echo earlier >"$d/keep.json"
+out=$(timeout 10 "$gbvp" sim --stats "$d/keep.json" --control "$d/no/c.sock" --link "$d/k.sock" </dev/null 2>&1); rc=$?
+[ "$rc" -eq 1 ] && [ "$(cat "$d/keep.json")" = earlier ] && [ ! -e "$d/s.json" ] && ok ||
+    bad "a simulator that does not start keeps the --stats file: status $rc, $(cat "$d/keep.json"), $out"
+# ... and one that runs replaces it with the statistics when it stops
+"$gbvp" sim --stats "$d/keep.json" --control "$d/k.ctl" --link "$d/k.sock" </dev/null 2>"$d/k.log" &
+k=$!
+for _ in $(seq 1 100); do [ -S "$d/k.ctl" ] && break; sleep 0.05; done
+kill -TERM "$k"; wait "$k"; rc=$?
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not ("time_ps" in j and "directions" in j))' \
+    "$d/keep.json" 2>/dev/null && [ "$rc" -eq 0 ] && ok ||
+    bad "--stats written at exit: status $rc, $(head -c 200 "$d/keep.json"), $(tail -n 3 "$d/k.log")"
 # link and fault on the gbvp-sim target with the UniPro timing model
 sock=$d/timing.sock
 "$gbvp" scenario --control "$sock" --target gbvp-sim --timing frame 2>"$d/timing.log" &

@@ -184,8 +184,8 @@ void sim_simulator_trace_mark(sim_simulator *s, const char *track, const char *t
 
 /* The slots, interfaces and connections, the counters and the timing statistics. */
 void sim_simulator_status(sim_simulator *s, FILE *out);
-/* The timing model's statistics as JSON to `path`. 0, or -errno with the reason logged;
- * -ENOTSUP when timing is off. */
-int sim_simulator_write_stats(sim_simulator *s, const char *path);
+/* The timing model's statistics as JSON to `out` (flushed). 0, -EIO when the stream
+ * refused them, or -ENOTSUP when timing is off (nothing written). */
+int sim_simulator_write_stats(sim_simulator *s, FILE *out);
 
 #endif

@@ -414,9 +414,10 @@ static void test_sim_timed_with_bit_errors_delivers_everything_exactly_once(void
     }
     char path[80];
     unit_tmp_path(path, sizeof path, "sim.json");
-    CU_ASSERT_EQUAL(sim_simulator_write_stats(r.sim, path), 0);
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "w+");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(sim_simulator_write_stats(r.sim, f), 0);
+    rewind(f);
     char buf[8192];
     size_t got = fread(buf, 1, sizeof buf - 1, f);
     buf[got] = 0;
