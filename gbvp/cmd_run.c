@@ -25,6 +25,7 @@
 
 #include "gbvp/agent/agent_client.h"
 #include "gbvp/cpu_list.h"
+#include "gbvp/out_file.h"
 #include "gbvp/paths.h"
 #include "gbvp/scenario/scenario.h"
 #include "gbvp/target/target_remote.h"
@@ -84,6 +85,7 @@ typedef struct run_ctx {
     bool sim_failed; /* under --sim-wrapper: it did not exit 0 when stopped */
     bool at_line_start; /* of the timestamped TAP stream */
     FILE *tap_copy;     /* --tap: the same TAP without timestamps */
+    sim_out_file junit; /* --junit: opened at start, written when the scenario ends */
 } run_ctx;
 
 static void usage(FILE *out)
@@ -638,7 +640,11 @@ static bool run_scenario(run_ctx *r, double qemu_start)
                 size_t sl = strlen(suite);
                 if (sl > 4 && !strcmp(suite + sl - 4, ".lua"))
                     suite[sl - 4] = 0;
-                int jr = sim_scenario_write_junit(sc, r->o.junit, suite);
+                FILE *jf = sim_out_file_begin(&r->junit);
+                int jr = jf ? sim_scenario_write_junit(sc, jf, suite) : -errno;
+                int jc = sim_out_file_finish(&r->junit);
+                if (!jr)
+                    jr = jc;
                 if (jr) {
                     say(r, "cannot write %s: %s", r->o.junit, strerror(-jr));
                     ok = false;
@@ -984,10 +990,19 @@ int cmd_run_main(int argc, char **argv)
         free(r);
         return 2;
     }
+    int jo = r->o.junit ? sim_out_file_open(&r->junit, r->o.junit) : 0;
+    if (jo) {
+        fprintf(stderr, "gbvp run: --junit %s: %s\n", r->o.junit, strerror(-jo));
+        if (r->tap_copy)
+            fclose(r->tap_copy);
+        free(r);
+        return 2;
+    }
     if (sim_paths_instance_dir("run", r->dir, sizeof r->dir, err, sizeof err)) {
         fprintf(stderr, "gbvp run: %s\n", err);
         if (r->tap_copy)
             fclose(r->tap_copy);
+        sim_out_file_abandon(&r->junit);
         free(r);
         return 1;
     }
@@ -1032,6 +1047,7 @@ int cmd_run_main(int argc, char **argv)
         unlink(r->control); /* the simulator removes it on a clean stop; not after SIGKILL */
     if (r->tap_copy)
         fclose(r->tap_copy);
+    sim_out_file_abandon(&r->junit); /* the scenario never ran: no report */
     if (ok && !r->o.keep_running) {
         if (remove_run_dir(r->dir))
             say(r, "could not remove %s: %s", r->dir, strerror(errno));

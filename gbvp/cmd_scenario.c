@@ -15,6 +15,7 @@
 #include "gbvp/cli_opts.h"
 #include "gbvp/ctl/ctl_server.h"
 #include "gbvp/paths.h"
+#include "gbvp/out_file.h"
 #include "gbvp/scenario/scenario.h"
 #include "gbvp/stop_signal.h"
 #include "gbvp/target/target_local.h"
@@ -333,6 +334,18 @@ int cmd_scenario_main(int argc, char **argv)
             rmdir(rundir);
         return 2;
     }
+    /* --junit too is opened now: a path that cannot take the report is refused before the
+     * run, not found when it ends (gbvp/out_file.h) */
+    sim_out_file junit_out = { 0 };
+    int jo = junit ? sim_out_file_open(&junit_out, junit) : 0;
+    if (jo) {
+        fprintf(stderr, "gbvp scenario: cannot write %s: %s\n", junit, strerror(-jo));
+        if (tap_out != stdout)
+            fclose(tap_out);
+        if (*rundir)
+            rmdir(rundir);
+        return 2;
+    }
     int rc = 1;
     serving sv = { 0 };
     sim_local *local = NULL;
@@ -410,7 +423,11 @@ int cmd_scenario_main(int argc, char **argv)
     if (junit) {
         char name[PATH_MAX];
         suite_name(file, name, sizeof name);
-        int jr = sim_scenario_write_junit(sc, junit, name);
+        FILE *jf = sim_out_file_begin(&junit_out);
+        int jr = jf ? sim_scenario_write_junit(sc, jf, name) : -errno;
+        int jc = sim_out_file_finish(&junit_out);
+        if (!jr)
+            jr = jc;
         if (jr) {
             fprintf(stderr, "gbvp scenario: cannot write %s: %s\n", junit, strerror(-jr));
             rc = 1;
@@ -427,6 +444,7 @@ out:
     sim_remote_free(remote);
     if (tap_out != stdout)
         fclose(tap_out);
+    sim_out_file_abandon(&junit_out); /* the scenario never ran: no report */
     if (*rundir)
         rmdir(rundir);
     return rc;

@@ -6,7 +6,6 @@
 #include "gbvp/cmd_sim.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gbvp/cli_opts.h"
 #include "gbvp/ctl/ctl_server.h"
 #include "gbvp/cpu_list.h"
+#include "gbvp/out_file.h"
 #include "gbvp/paths.h"
 #include "gbvp/stop_signal.h"
 #include "gbvp/target/target_local.h"
@@ -248,52 +247,16 @@ static int resolve_defaults(sim_local_config *cfg, const char **control, sim_pat
     return 0;
 }
 
-/* --stats FILE: opened at start, so that a path that cannot be written is refused before
- * the run rather than found at its end with the statistics lost; it is emptied and written
- * at exit. A file this run created is removed again if the simulator does not start, an
- * existing one is left as it was. */
-typedef struct stats_file {
-    const char *path;
-    FILE *f;
-    bool created;
-} stats_file;
-
-static int stats_open(stats_file *sf, const char *path)
+/* --stats FILE, opened at start (gbvp/out_file.h): the model's statistics at exit. */
+static int stats_write(sim_out_file *o, sim_simulator *s)
 {
-    struct stat st;
-
-    sf->path = path;
-    sf->created = stat(path, &st) != 0;
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0 || !(sf->f = fdopen(fd, "w"))) {
-        fprintf(stderr, "gbvp sim: --stats %s: %s\n", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return 0;
-}
-
-static void stats_abandon(stats_file *sf)
-{
-    if (!sf->f)
-        return;
-    fclose(sf->f);
-    sf->f = NULL;
-    if (sf->created)
-        unlink(sf->path);
-}
-
-static int stats_write(stats_file *sf, sim_simulator *s)
-{
-    int rc = ftruncate(fileno(sf->f), 0) ? -errno : 0;
+    FILE *f = sim_out_file_begin(o);
+    int rc = f ? sim_simulator_write_stats(s, f) : -errno;
+    int closed = sim_out_file_finish(o);
     if (!rc)
-        rc = sim_simulator_write_stats(s, sf->f);
-    if (fclose(sf->f) && !rc)
-        rc = -EIO;
-    sf->f = NULL;
+        rc = closed;
     if (rc)
-        fprintf(stderr, "gbvp sim: --stats %s: %s\n", sf->path, strerror(-rc));
+        fprintf(stderr, "gbvp sim: --stats %s: %s\n", o->path, strerror(-rc));
     return rc;
 }
 
@@ -460,13 +423,16 @@ int cmd_sim_main(int argc, char **argv)
         }
     }
 
-    stats_file stats = { 0 };
-    if (stats_path && stats_open(&stats, stats_path))
+    sim_out_file stats = { 0 };
+    int so = stats_path ? sim_out_file_open(&stats, stats_path) : 0;
+    if (so) {
+        fprintf(stderr, "gbvp sim: --stats %s: %s\n", stats_path, strerror(-so));
         return 2;
+    }
     sim_paths_found found = { .rundir = "" };
     const char *rundir = found.rundir;
     if (resolve_defaults(&cfg, &control_path, &found)) {
-        stats_abandon(&stats);
+        sim_out_file_abandon(&stats);
         return 1;
     }
 
@@ -476,7 +442,7 @@ int cmd_sim_main(int argc, char **argv)
     c.local = sim_local_new(&cfg, err, sizeof err);
     if (!c.local) {
         fprintf(stderr, "gbvp sim: %s\n", err);
-        stats_abandon(&stats);
+        sim_out_file_abandon(&stats);
         if (c.signal_fd >= 0)
             close(c.signal_fd);
         if (*rundir)
@@ -488,7 +454,7 @@ int cmd_sim_main(int argc, char **argv)
     sim_ctl *ctl = NULL;
     if (!(ctl = sim_ctl_new(control_path, c.t, err, sizeof err))) {
         fprintf(stderr, "gbvp sim: --control: %s\n", err);
-        stats_abandon(&stats);
+        sim_out_file_abandon(&stats);
         sim_local_free(c.local);
         if (c.signal_fd >= 0)
             close(c.signal_fd);

@@ -4,6 +4,7 @@
 // scenario, the summary "N passed, N failed", writes a combined JUnit XML file, and keeps
 // the TAP, JUnit and log of every failed scenario in the artifacts folder.
 #include "gbvp/cmd_test.h"
+#include "gbvp/out_file.h"
 #include "gbvp/paths.h"
 #include "gbvp/scenario/scenario.h"
 
@@ -354,6 +355,7 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 int cmd_test_main(int argc, char **argv)
 {
     runner r = { .nproc = 1, .timeout_s = 300 };
+    sim_out_file junit_out = { 0 }; /* --junit */
     int rc = 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -437,6 +439,13 @@ int cmd_test_main(int argc, char **argv)
                     "(frame timing) and no other target\n", r.forward[i], r.forward[i + 1]);
             goto out;
         }
+    /* opened now: a path that cannot take the report is refused before the scenarios run,
+     * not found when they have (gbvp/out_file.h) */
+    int jo = r.junit ? sim_out_file_open(&junit_out, r.junit) : 0;
+    if (jo) {
+        fprintf(stderr, "gbvp test: --junit %s: %s\n", r.junit, strerror(-jo));
+        goto out;
+    }
     char no_dir[PATH_MAX + 256];
     if (!r.artifacts) {
         if (sim_paths_instance_dir("test", r.own_artifacts, sizeof r.own_artifacts, no_dir,
@@ -527,16 +536,17 @@ int cmd_test_main(int argc, char **argv)
             nanosleep(&(struct timespec){ .tv_nsec = 5000000 }, NULL);
     }
     if (r.junit) {
-        FILE *f = fopen(r.junit, "w");
-        if (!f) {
-            fprintf(stderr, "gbvp test: cannot write %s: %s\n", r.junit, strerror(errno));
-            failed++;
-        } else {
+        FILE *f = sim_out_file_begin(&junit_out);
+        if (f) {
             fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
             for (size_t i = 0; i < r.njobs; i++)
                 junit_append(f, &r.jobs[i]);
             fprintf(f, "</testsuites>\n");
-            fclose(f);
+        }
+        int jr = f ? sim_out_file_finish(&junit_out) : -errno;
+        if (jr) {
+            fprintf(stderr, "gbvp test: cannot write %s: %s\n", r.junit, strerror(-jr));
+            failed++;
         }
     }
     if (!r.keep)
@@ -548,6 +558,7 @@ int cmd_test_main(int argc, char **argv)
     printf("%u passed, %u failed\n", passed, failed);
     rc = failed ? 1 : 0;
 out:
+    sim_out_file_abandon(&junit_out); /* still open: no scenario ran */
     for (size_t i = 0; i < r.njobs; i++)
         free(r.jobs[i].file);
     free(r.jobs);

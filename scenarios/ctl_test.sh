@@ -107,6 +107,17 @@ echo earlier >"$d/keep.json"
 out=$(timeout 10 "$gbvp" sim --stats "$d/keep.json" --control "$d/no/c.sock" --link "$d/k.sock" </dev/null 2>&1); rc=$?
 [ "$rc" -eq 1 ] && [ "$(cat "$d/keep.json")" = earlier ] && [ ! -e "$d/s.json" ] && ok ||
     bad "a simulator that does not start keeps the --stats file: status $rc, $(cat "$d/keep.json"), $out"
+# --junit likewise, in gbvp scenario, test and run: refused before anything runs
+refused_at_once() { # refused_at_once WANT COMMAND...
+    local want=$1 out rc; shift
+    out=$(timeout 20 "$gbvp" "$@" </dev/null 2>&1); rc=$?
+    [ "$rc" -eq 2 ] && grep -qF -- "$want" <<<"$out" && ok || bad "$*: status $rc, $out"
+}
+refused_at_once "cannot write $d/no/j.xml: No such file or directory" \
+    scenario --junit "$d/no/j.xml" scenarios/demo.lua
+refused_at_once "--junit $d: Is a directory" test --junit "$d" scenarios/demo.lua
+refused_at_once "--junit $d/no/j.xml: No such file or directory" \
+    run --scenario demo --junit "$d/no/j.xml"
 # ... and one that runs replaces it with the statistics when it stops
 "$gbvp" sim --stats "$d/keep.json" --control "$d/k.ctl" --link "$d/k.sock" </dev/null 2>"$d/k.log" &
 k=$!

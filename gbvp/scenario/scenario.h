@@ -62,7 +62,8 @@ const char *sim_scenario_error(const sim_scenario *sc);
 /* The first failed check as "file:line: name: detail", NULL when none failed. */
 const char *sim_scenario_first_failure(const sim_scenario *sc);
 
-/* Writes the results as a JUnit XML testsuite named `suite`. 0 or -errno. */
-int sim_scenario_write_junit(const sim_scenario *sc, const char *path, const char *suite);
+/* Writes the results to `f` as a JUnit XML testsuite named `suite` (flushed). 0, or -EIO
+ * when the stream refused them. */
+int sim_scenario_write_junit(const sim_scenario *sc, FILE *f, const char *suite);
 
 #endif

@@ -26,11 +26,8 @@ static void xml_text(FILE *f, const char *s)
     }
 }
 
-int sim_scenario_write_junit(const sim_scenario *sc, const char *path, const char *suite)
+int sim_scenario_write_junit(const sim_scenario *sc, FILE *f, const char *suite)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -errno;
     unsigned errors = sc->error ? 1 : 0;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"");
     xml_text(f, suite);
@@ -66,8 +63,5 @@ int sim_scenario_write_junit(const sim_scenario *sc, const char *path, const cha
         fprintf(f, "</%s>\n  </testcase>\n", is_error ? "error" : "failure");
     }
     fprintf(f, "</testsuite>\n");
-    int rc = ferror(f) ? -EIO : 0;
-    if (fclose(f) && !rc)
-        rc = -errno;
-    return rc;
+    return fflush(f) || ferror(f) ? -EIO : 0;
 }

@@ -307,23 +307,24 @@ static void test_scenario_junit_escapes_and_counts(void)
     run r;
     run_string(&r, "gbvp.check(true, 'a <b> & \"c\"')\ngbvp.check(false, 'd', 'x < y')\n"
                    "error('boom')\n");
-    char path[] = "/tmp/gbvp-test-junit-XXXXXX";
-    int fd = mkstemp(path);
-    CU_ASSERT_FATAL(fd >= 0);
-    close(fd);
-    CU_ASSERT_EQUAL(sim_scenario_write_junit(r.sc, path, "s&s"), 0);
-    FILE *f = fopen(path, "r");
+    FILE *f = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(sim_scenario_write_junit(r.sc, f, "s&s"), 0);
+    rewind(f);
     char buf[4096] = { 0 };
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
-    unlink(path);
     CU_ASSERT_TRUE(n > 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<testsuite name=\"s&amp;s\" tests=\"3\" failures=\"1\" "
                                        "errors=\"1\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "a &lt;b&gt; &amp; &quot;c&quot;"));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<failure message=\"x &lt; y\">t.lua:2</failure>"));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<error message=\"t.lua:3: boom\">"));
-    CU_ASSERT_EQUAL(sim_scenario_write_junit(r.sc, "/nonexistent/dir/x.xml", "s"), -ENOENT);
+    /* a stream that cannot take the report (/dev/full: no space) */
+    FILE *full = fopen("/dev/full", "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(full);
+    CU_ASSERT_EQUAL(sim_scenario_write_junit(r.sc, full, "s"), -EIO);
+    fclose(full);
     finish(&r);
 }
 
