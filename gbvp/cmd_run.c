@@ -128,7 +128,8 @@ static void usage(FILE *out)
             "  --timing MODE    the network's timing in the simulator (gbvp sim --timing):\n"
             "                   frame (default), message or off (messages cross at once)\n"
             "  --log-dir DIR    keep console.log, sim.log, qemu.log and the guest's dmesg.log\n"
-            "                   (fetched at the end) in DIR, passed or failed\n"
+            "                   (fetched at the end) in DIR, passed or failed; DIR is made\n"
+            "                   at start, refused there if it cannot be\n"
             "  --set NAME=VALUE a value the scenario reads with gbvp.arg(NAME, default)\n"
             "  --timeout S      the scenario's wall-clock limit (default 1800)\n"
             "  --kvm            use KVM instead of TCG\n"
@@ -863,6 +864,14 @@ static int parse(int argc, char **argv, run_opts *o)
             fprintf(stderr, "gbvp run: %s %s: %s\n", files[i].opt, files[i].path, strerror(errno));
             return 2;
         }
+    /* --log-dir is made now: a path that cannot hold the logs is refused before the run */
+    struct stat st;
+    if (o->log_dir && ((mkdir(o->log_dir, 0755) && errno != EEXIST) ||
+                       stat(o->log_dir, &st) || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) ||
+                       access(o->log_dir, W_OK | X_OK))) {
+        fprintf(stderr, "gbvp run: --log-dir %s: %s\n", o->log_dir, strerror(errno));
+        return 2;
+    }
     if (o->control && (strlen(o->control) >= 100 || !o->control[0])) {
         fprintf(stderr, "gbvp run: --control %s: a socket path must have 1 to 99 characters\n",
                 o->control);
@@ -876,13 +885,11 @@ static int parse(int argc, char **argv, run_opts *o)
     return 0;
 }
 
-/* --log-dir: the run's logs copied into DIR (made if missing). */
-static void keep_logs(run_ctx *r)
+/* --log-dir: the run's logs copied into DIR (made at start). False when one could not be:
+ * the run's folder is kept then. */
+static bool keep_logs(run_ctx *r)
 {
-    if (mkdir(r->o.log_dir, 0755) && errno != EEXIST) {
-        say(r, "--log-dir %s: %s", r->o.log_dir, strerror(errno));
-        return;
-    }
+    bool all = true;
     static const char *const names[] = { "console.log", "sim.log", "qemu.log", "dmesg.log" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char from[PATH_MAX + 32], to[PATH_MAX + 32], buf[65536];
@@ -896,13 +903,17 @@ static void keep_logs(run_ctx *r)
         bool ok = out != NULL;
         while (ok && (k = fread(buf, 1, sizeof buf, in)) > 0)
             ok = fwrite(buf, 1, k, out) == k;
-        if (!ok)
-            say(r, "cannot write %s: %s", to, strerror(errno));
-        if (out)
-            fclose(out);
+        if (out && fclose(out))
+            ok = false;
+        if (!ok) {
+            say(r, "cannot write %s: %s (the run's folder keeps it)", to, strerror(errno));
+            all = false;
+        }
         fclose(in);
     }
-    say(r, "logs copied to %s", r->o.log_dir);
+    if (all)
+        say(r, "logs copied to %s", r->o.log_dir);
+    return all;
 }
 
 /* The command line that runs this again, with the seed spelled out; in lockstep it
@@ -1039,8 +1050,7 @@ int cmd_run_main(int argc, char **argv)
         say(r, "interrupted: stopping QEMU and the simulator");
     stop_all(r);
     ok = ok && !r->sim_failed;
-    if (r->o.log_dir)
-        keep_logs(r);
+    bool logs_copied = !r->o.log_dir || keep_logs(r);
     if (!ok && !stop_requested)
         say_reproduce(r, argc, argv);
     if (r->o.control)
@@ -1048,7 +1058,7 @@ int cmd_run_main(int argc, char **argv)
     if (r->tap_copy)
         fclose(r->tap_copy);
     sim_out_file_abandon(&r->junit); /* the scenario never ran: no report */
-    if (ok && !r->o.keep_running) {
+    if (ok && !r->o.keep_running && logs_copied) {
         if (remove_run_dir(r->dir))
             say(r, "could not remove %s: %s", r->dir, strerror(errno));
     } else {

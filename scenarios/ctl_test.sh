@@ -118,6 +118,10 @@ refused_at_once "cannot write $d/no/j.xml: No such file or directory" \
 refused_at_once "--junit $d: Is a directory" test --junit "$d" scenarios/demo.lua
 refused_at_once "--junit $d/no/j.xml: No such file or directory" \
     run --scenario demo --junit "$d/no/j.xml"
+refused_at_once "--log-dir $d/keep.json: Not a directory" \
+    run --scenario demo --log-dir "$d/keep.json"
+refused_at_once "--log-dir $d/no/logs: No such file or directory" \
+    run --scenario demo --log-dir "$d/no/logs"
 # ... and one that runs replaces it with the statistics when it stops
 "$gbvp" sim --stats "$d/keep.json" --control "$d/k.ctl" --link "$d/k.sock" </dev/null 2>"$d/k.log" &
 k=$!
