@@ -6,10 +6,10 @@
 set -u
 # The tests start with only stdin, stdout and stderr open, as under CI: a descriptor left
 # open by the shell that runs this (a terminal's, an editor's) once hid a test's wrong
-# count of free descriptors here while CI failed on it.
+# count of free descriptors here while CI failed on it. (255: bash reads this script there.)
 for fd in /proc/$$/fd/*; do
     fd=${fd##*/}
-    [ "$fd" -gt 2 ] && [ "$fd" != 255 ] && eval "exec $fd>&-" 2>/dev/null # (255: bash reads this script there)
+    [ "$fd" -gt 2 ] && [ "$fd" != 255 ] && eval "exec $fd>&-" 2>/dev/null
 done
 passed=0 failed=0 broken=0
 failures=$(mktemp) # the failed tests, told again at the end where a log's tail shows them
