@@ -208,8 +208,9 @@ static int send_line(int fd, const char *s)
 }
 
 /* Reads one line (without newline) into a new string; NULL at EOF, error or timeout
- * (timeout_s 0 = none). */
-static char *read_line(int fd, char *buf, size_t *have, size_t cap, unsigned timeout_s)
+ * (timeout_s 0 = none), with why it ended in `why` (a static string or `whybuf`). */
+static char *read_line(int fd, char *buf, size_t *have, size_t cap, unsigned timeout_s,
+                       const char **why, char *whybuf, size_t whylen)
 {
     for (;;) {
         char *nl = memchr(buf, '\n', *have);
@@ -221,20 +222,24 @@ static char *read_line(int fd, char *buf, size_t *have, size_t cap, unsigned tim
             return line;
         }
         if (*have == cap) {
-            fprintf(stderr, "gbvp ctl: reply line longer than %zu bytes\n", cap);
+            snprintf(whybuf, whylen, "a line from the simulator is longer than %zu bytes", cap);
+            *why = whybuf;
             return NULL;
         }
         struct pollfd p = { .fd = fd, .events = POLLIN };
         int r = poll(&p, 1, timeout_s ? (int)timeout_s * 1000 : -1);
         if (r == 0) {
-            fprintf(stderr, "gbvp ctl: no reply within %u s\n", timeout_s);
+            snprintf(whybuf, whylen, "nothing came within %u s", timeout_s);
+            *why = whybuf;
             return NULL;
         }
         if (r < 0 && errno == EINTR)
             continue;
         ssize_t n = r < 0 ? -1 : recv(fd, buf + *have, cap - *have, 0);
-        if (n <= 0)
+        if (n <= 0) {
+            *why = n == 0 ? "the simulator closed the connection" : strerror(errno);
             return NULL;
+        }
         *have += (size_t)n;
     }
 }
@@ -349,9 +354,12 @@ int cmd_ctl_main(int argc, char **argv)
         fprintf(stderr, "gbvp ctl: cannot send to %s: %s\n", path, strerror(errno));
         goto out;
     }
-    char *line = read_line(fd, buf, &have, sizeof buf, watch ? 30 : timeout);
+    const char *why = NULL;
+    char whybuf[96];
+    char *line = read_line(fd, buf, &have, sizeof buf, watch ? 30 : timeout, &why, whybuf,
+                           sizeof whybuf);
     if (!line) {
-        fprintf(stderr, "gbvp ctl: the simulator closed the connection without a reply\n");
+        fprintf(stderr, "gbvp ctl: no reply: %s\n", why);
         goto out;
     }
     bool ok = reply_ok(line);
@@ -363,9 +371,18 @@ int cmd_ctl_main(int argc, char **argv)
         goto out;
     fflush(stdout);
     for (unsigned seen = 0; !count || seen < count; seen++) {
-        line = read_line(fd, buf, &have, sizeof buf, timeout);
-        if (!line)
+        line = read_line(fd, buf, &have, sizeof buf, timeout, &why, whybuf, sizeof whybuf);
+        if (!line) {
+            /* with --count, fewer events than asked is a failure a script must see */
+            if (count) {
+                fprintf(stderr, "gbvp ctl: watch ended after %u of %u events: %s\n", seen,
+                        count, why);
+                rc = 1;
+            } else {
+                fprintf(stderr, "gbvp ctl: watch ended after %u events: %s\n", seen, why);
+            }
             break;
+        }
         printf("%s\n", line);
         fflush(stdout);
         free(line);

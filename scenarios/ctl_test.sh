@@ -122,6 +122,22 @@ refused_at_once "--log-dir $d/keep.json: Not a directory" \
     run --scenario demo --log-dir "$d/keep.json"
 refused_at_once "--log-dir $d/no/logs: No such file or directory" \
     run --scenario demo --log-dir "$d/no/logs"
+# a watch that ends before its --count (the simulator stopped) fails and says why
+"$gbvp" sim --control "$d/w.ctl" --link "$d/w.sock" </dev/null 2>/dev/null &
+w_sim=$!
+for _ in $(seq 1 100); do [ -S "$d/w.ctl" ] && break; sleep 0.05; done
+"$gbvp" ctl --socket "$d/w.ctl" --count 3 watch module >"$d/w.out" 2>&1 &
+w=$!
+for _ in $(seq 1 100); do "$gbvp" ctl --socket "$d/w.ctl" status 2>/dev/null | grep -q '"ok":true' && break; sleep 0.05; done
+sleep 0.3
+"$gbvp" ctl --socket "$d/w.ctl" insert slot=0 module=sensor >/dev/null
+sleep 0.3
+kill "$w_sim"; wait "$w_sim"
+wait "$w"; rc=$?
+# (the insertion's event may come before the watch is subscribed: 0 or 1 seen)
+[ "$rc" -eq 1 ] &&
+    grep -qE "watch ended after [01] of 3 events: the simulator closed the connection" "$d/w.out" && ok ||
+    bad "a watch cut short: status $rc, $(cat "$d/w.out")"
 # ... and one that runs replaces it with the statistics when it stops
 "$gbvp" sim --stats "$d/keep.json" --control "$d/k.ctl" --link "$d/k.sock" </dev/null 2>"$d/k.log" &
 k=$!
