@@ -17,9 +17,9 @@ endef
 # unit_test NAME SOURCES LIBS [EXTRA_LDLIBS]: a CUnit binary run by `make unit`.
 define unit_test
 UNIT_TESTS += $(B)/tests/$(1)
-$(B)/tests/$(1): $(call objs,$(2) tests/unit/unit.c) $(3)
+$(B)/tests/$(1): $(call objs,$(2) tests/unit/unit.c tests/unit/tmp_path.c) $(3)
 	@mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(call objs,$(2) tests/unit/unit.c) \
+	$$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$(call objs,$(2) tests/unit/unit.c tests/unit/tmp_path.c) \
 		-Wl,--start-group $(3) -Wl,--end-group $$(LDLIBS) $$(CUNIT_LIBS) $(4)
 endef
 

@@ -49,7 +49,7 @@ $(eval $(call fuzz_target,fuzz_vm_interface,,$(FUZZ_LIB_vm)))
 $(eval $(call fuzz_target,fuzz_behaviour,,$(FUZZ_LIB_vm)))
 $(eval $(call fuzz_target,fuzz_svc,,$(FUZZ_LIB_sim) $(FUZZ_LIB_switch) $(FUZZ_LIB_vm) $(FUZZ_LIB_unipro) \
 	$(FUZZ_LIB_kernel)))
-$(eval $(call fuzz_target,fuzz_gblink,tests/unit/test_gblink_util.c,$(FUZZ_LIB_gblink)))
+$(eval $(call fuzz_target,fuzz_gblink,tests/unit/test_gblink_util.c tests/unit/tmp_path.c,$(FUZZ_LIB_gblink)))
 $(eval $(call fuzz_target,fuzz_es2,qemu-hw/es2_proto.c,$(FUZZ_LIB_gblink)))
 $(eval $(call fuzz_target,fuzz_model,,$(FUZZ_LIB_model) $(FUZZ_LIB_unipro) $(FUZZ_LIB_switch) \
 	$(FUZZ_LIB_vm) $(FUZZ_LIB_kernel)))

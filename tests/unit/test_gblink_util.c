@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "tests/unit/test_gblink_util.h"
-#include "tests/unit/unit.h"
+#include "tests/unit/tmp_path.h"
 
 static void cb_record(void *ctx, const gbl_record *rec)
 {

@@ -4,7 +4,7 @@
 #define GBVP_TESTS_UNIT_UNIT_H
 
 #include <CUnit/CUnit.h>
-#include <stddef.h>
+#include "tests/unit/tmp_path.h"
 
 typedef struct unit_test {
     const char *name;
@@ -25,11 +25,5 @@ typedef struct unit_suite {
 /* Runs every suite (table terminated by UNIT_SUITES_END). The optional argument filters
  * tests by substring of "suite/test". Returns the process exit code: 0 when all passed. */
 int unit_run(const unit_suite *suites, int argc, char **argv);
-
-/* Writes to buf the path NAME inside this test process's own directory, made under /tmp
- * on first use and removed with what is in it when the process exits. Paths that only
- * carry a pid would meet files a killed run left behind once the pid comes round again.
- * Returns buf; aborts if the directory cannot be made. */
-const char *unit_tmp_path(char *buf, size_t len, const char *name);
 
 #endif
