@@ -522,19 +522,21 @@ static int listen_on(gbl_link *l, char *err, size_t errlen);
 static int refuse_without_descriptors(gbl_link *l, int err)
 {
     char why[200];
+    /* (ENOBUFS, ENOMEM: the kernel had no memory for the socket; the same remedy) */
+    const char *lack = err == EMFILE || err == ENFILE ? "file descriptors" : "memory";
 
     if (l->spare_fd >= 0) {
         close(l->spare_fd);
         int fd = accept4(l->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         int e = errno;
         if (fd >= 0) {
-            refuse(fd, "the gblink server is out of file descriptors");
+            refuse(fd, "the gblink server is out of %s", lack);
             close(fd);
         }
         l->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (fd >= 0) {
-            report_refusal(l, -err, "refused a client on %s: this process is out of file "
-                           "descriptors (%s)", l->path, strerror(err));
+            report_refusal(l, -err, "refused a client on %s: this process is out of %s (%s)",
+                           l->path, lack, strerror(err));
             return 1;
         }
         /* accept fails for want of a descriptor before it looks for a client: with one
@@ -545,11 +547,11 @@ static int refuse_without_descriptors(gbl_link *l, int err)
     close_fd(l, &l->listen_fd);
     unlink(l->path);
     if (listen_on(l, why, sizeof(why)) < 0) {
-        report_refusal(l, -err, "stopped listening on %s: out of file descriptors (%s), and "
-                       "%s", l->path, strerror(err), why);
+        report_refusal(l, -err, "stopped listening on %s: out of %s (%s), and %s", l->path,
+                       lack, strerror(err), why);
         return 0;
     }
-    report_refusal(l, -err, "out of file descriptors (%s): reset the clients waiting on %s",
+    report_refusal(l, -err, "out of %s (%s): reset the clients waiting on %s", lack,
                    strerror(err), l->path);
     return 0;
 }
