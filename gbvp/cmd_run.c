@@ -641,11 +641,8 @@ static bool run_scenario(run_ctx *r, double qemu_start)
                 size_t sl = strlen(suite);
                 if (sl > 4 && !strcmp(suite + sl - 4, ".lua"))
                     suite[sl - 4] = 0;
-                FILE *jf = sim_out_file_begin(&r->junit);
-                int jr = jf ? sim_scenario_write_junit(sc, jf, suite) : -errno;
-                int jc = sim_out_file_finish(&r->junit);
-                if (!jr)
-                    jr = jc;
+                sim_scenario_junit j = { sc, suite };
+                int jr = sim_out_file_write(&r->junit, sim_scenario_junit_write, &j);
                 if (jr) {
                     say(r, "cannot write %s: %s", r->o.junit, strerror(-jr));
                     ok = false;
@@ -864,14 +861,6 @@ static int parse(int argc, char **argv, run_opts *o)
             fprintf(stderr, "gbvp run: %s %s: %s\n", files[i].opt, files[i].path, strerror(errno));
             return 2;
         }
-    /* --log-dir is made now: a path that cannot hold the logs is refused before the run */
-    struct stat st;
-    if (o->log_dir && ((mkdir(o->log_dir, 0755) && errno != EEXIST) ||
-                       stat(o->log_dir, &st) || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) ||
-                       access(o->log_dir, W_OK | X_OK))) {
-        fprintf(stderr, "gbvp run: --log-dir %s: %s\n", o->log_dir, strerror(errno));
-        return 2;
-    }
     if (o->control && (strlen(o->control) >= 100 || !o->control[0])) {
         fprintf(stderr, "gbvp run: --control %s: a socket path must have 1 to 99 characters\n",
                 o->control);
@@ -1006,6 +995,20 @@ int cmd_run_main(int argc, char **argv)
         fprintf(stderr, "gbvp run: --junit %s: %s\n", r->o.junit, strerror(-jo));
         if (r->tap_copy)
             fclose(r->tap_copy);
+        free(r);
+        return 2;
+    }
+    /* --log-dir is made now, the last of the checks: a path that cannot hold the logs is
+     * refused before the run */
+    struct stat st;
+    if (r->o.log_dir && ((mkdir(r->o.log_dir, 0755) && errno != EEXIST) ||
+                         stat(r->o.log_dir, &st) ||
+                         (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) ||
+                         access(r->o.log_dir, W_OK | X_OK))) {
+        fprintf(stderr, "gbvp run: --log-dir %s: %s\n", r->o.log_dir, strerror(errno));
+        if (r->tap_copy)
+            fclose(r->tap_copy);
+        sim_out_file_abandon(&r->junit);
         free(r);
         return 2;
     }

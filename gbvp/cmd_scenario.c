@@ -423,11 +423,8 @@ int cmd_scenario_main(int argc, char **argv)
     if (junit) {
         char name[PATH_MAX];
         suite_name(file, name, sizeof name);
-        FILE *jf = sim_out_file_begin(&junit_out);
-        int jr = jf ? sim_scenario_write_junit(sc, jf, name) : -errno;
-        int jc = sim_out_file_finish(&junit_out);
-        if (!jr)
-            jr = jc;
+        sim_scenario_junit j = { sc, name };
+        int jr = sim_out_file_write(&junit_out, sim_scenario_junit_write, &j);
         if (jr) {
             fprintf(stderr, "gbvp scenario: cannot write %s: %s\n", junit, strerror(-jr));
             rc = 1;

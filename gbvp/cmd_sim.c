@@ -247,14 +247,15 @@ static int resolve_defaults(sim_local_config *cfg, const char **control, sim_pat
     return 0;
 }
 
+static int write_stats(FILE *f, void *sim)
+{
+    return sim_simulator_write_stats(sim, f);
+}
+
 /* --stats FILE, opened at start (gbvp/out_file.h): the model's statistics at exit. */
 static int stats_write(sim_out_file *o, sim_simulator *s)
 {
-    FILE *f = sim_out_file_begin(o);
-    int rc = f ? sim_simulator_write_stats(s, f) : -errno;
-    int closed = sim_out_file_finish(o);
-    if (!rc)
-        rc = closed;
+    int rc = sim_out_file_write(o, write_stats, s);
     if (rc)
         fprintf(stderr, "gbvp sim: --stats %s: %s\n", o->path, strerror(-rc));
     return rc;
@@ -495,7 +496,7 @@ int cmd_sim_main(int argc, char **argv)
             break;
         }
     }
-    if (stats.f && stats_write(&stats, sim_local_simulator(c.local)))
+    if (stats.path && stats_write(&stats, sim_local_simulator(c.local)))
         rc = 1;
     if (spin_us) {
         sim_loop_spin_stats sp;

@@ -321,6 +321,17 @@ static void junit_append(FILE *out, const job *j)
     }
 }
 
+/* --junit: every scenario's results as one file (ctx: the runner). */
+static int write_junit(FILE *out, void *ctx)
+{
+    const runner *r = ctx;
+    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    for (size_t i = 0; i < r->njobs; i++)
+        junit_append(out, &r->jobs[i]);
+    fprintf(out, "</testsuites>\n");
+    return 0;
+}
+
 /* The reason of a skipped scenario ("# SKIP reason" in its TAP), "" when not skipped. */
 static void skip_reason(const job *j, char *buf, size_t len)
 {
@@ -439,13 +450,6 @@ int cmd_test_main(int argc, char **argv)
                     "(frame timing) and no other target\n", r.forward[i], r.forward[i + 1]);
             goto out;
         }
-    /* opened now: a path that cannot take the report is refused before the scenarios run,
-     * not found when they have (gbvp/out_file.h) */
-    int jo = r.junit ? sim_out_file_open(&junit_out, r.junit) : 0;
-    if (jo) {
-        fprintf(stderr, "gbvp test: --junit %s: %s\n", r.junit, strerror(-jo));
-        goto out;
-    }
     char no_dir[PATH_MAX + 256];
     if (!r.artifacts) {
         if (sim_paths_instance_dir("test", r.own_artifacts, sizeof r.own_artifacts, no_dir,
@@ -472,6 +476,16 @@ int cmd_test_main(int argc, char **argv)
     }
     if (r.trace_dir && mkdir_p(r.trace_dir)) {
         fprintf(stderr, "gbvp test: --trace %s: %s\n", r.trace_dir, strerror(errno));
+        goto out;
+    }
+    /* opened now, once --artifacts exists (the report may go there): a path that cannot
+     * take it is refused before the scenarios run, not found when they have
+     * (gbvp/out_file.h) */
+    int jo = r.junit ? sim_out_file_open(&junit_out, r.junit) : 0;
+    if (jo) {
+        fprintf(stderr, "gbvp test: --junit %s: %s\n", r.junit, strerror(-jo));
+        if (r.artifacts == r.own_artifacts)
+            rmdir(r.artifacts);
         goto out;
     }
 
@@ -536,14 +550,7 @@ int cmd_test_main(int argc, char **argv)
             nanosleep(&(struct timespec){ .tv_nsec = 5000000 }, NULL);
     }
     if (r.junit) {
-        FILE *f = sim_out_file_begin(&junit_out);
-        if (f) {
-            fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
-            for (size_t i = 0; i < r.njobs; i++)
-                junit_append(f, &r.jobs[i]);
-            fprintf(f, "</testsuites>\n");
-        }
-        int jr = f ? sim_out_file_finish(&junit_out) : -errno;
+        int jr = sim_out_file_write(&junit_out, write_junit, &r);
         if (jr) {
             fprintf(stderr, "gbvp test: cannot write %s: %s\n", r.junit, strerror(-jr));
             failed++;

@@ -7,43 +7,59 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int sim_out_file_open(sim_out_file *o, const char *path)
+static int open_stream(sim_out_file *o)
 {
-    struct stat st;
-
-    *o = (sim_out_file){ .path = path, .created = stat(path, &st) != 0 };
     /* no O_TRUNC: the earlier report stays until this one replaces it */
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(o->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return -errno;
     if (!(o->f = fdopen(fd, "w"))) {
         int e = errno;
         close(fd);
-        if (o->created)
-            unlink(path);
         return -e;
     }
     return 0;
 }
 
-FILE *sim_out_file_begin(sim_out_file *o)
+int sim_out_file_open(sim_out_file *o, const char *path)
 {
-    if (!o->f) {
-        errno = EBADF;
-        return NULL;
-    }
-    if (ftruncate(fileno(o->f), 0) || fseek(o->f, 0, SEEK_SET))
-        return NULL;
-    return o->f;
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+
+    *o = (sim_out_file){ .path = path, .created = !exists,
+                         .fifo = exists && S_ISFIFO(st.st_mode) };
+    if (o->fifo)
+        return access(path, W_OK) ? -errno : 0;
+    int rc = open_stream(o);
+    if (rc && o->created)
+        unlink(path);
+    return rc;
 }
 
-int sim_out_file_finish(sim_out_file *o)
+int sim_out_file_write(sim_out_file *o, int (*write)(FILE *f, void *ctx), void *ctx)
 {
-    if (!o->f)
-        return -EBADF;
-    int rc = ferror(o->f) ? -EIO : 0;
+    struct stat st;
+    int rc = 0;
+
+    if (o->fifo && !o->f)
+        rc = open_stream(o);
+    else if (!o->f)
+        rc = -EBADF;
+    /* a regular file is emptied; /dev/null, a terminal or a pipe cannot be, nor need be */
+    else if (fstat(fileno(o->f), &st) == 0 && S_ISREG(st.st_mode) &&
+             (ftruncate(fileno(o->f), 0) || fseek(o->f, 0, SEEK_SET)))
+        rc = -errno;
+    if (rc) {
+        sim_out_file_abandon(o);
+        return rc;
+    }
+    rc = write(o->f, ctx);
+    if (fflush(o->f) && !rc)
+        rc = -errno;
+    if (ferror(o->f) && !rc)
+        rc = -EIO;
     if (fclose(o->f) && !rc)
-        rc = errno ? -errno : -EIO;
+        rc = -errno;
     o->f = NULL;
     return rc;
 }

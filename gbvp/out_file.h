@@ -2,7 +2,9 @@
 // A report file named on the command line (--stats, --junit): opened when the command
 // starts, so that a path that cannot be written is refused before a run whose results
 // would then be lost, and written when the run ends. Until then an existing file keeps
-// its content, and one the open created is removed again if the run never happens.
+// its content, and one the open created is removed again if the run never happens. A
+// FIFO is opened only at the end (its open waits for a reader), and a file that is not a
+// regular one (/dev/null, a terminal) is written without being emptied.
 #ifndef GBVP_GBVP_OUT_FILE_H
 #define GBVP_GBVP_OUT_FILE_H
 
@@ -10,18 +12,19 @@
 #include <stdio.h>
 
 typedef struct sim_out_file {
-    const char *path; /* borrowed */
-    FILE *f;          /* NULL: not open */
+    const char *path; /* borrowed; NULL: no report asked for */
+    FILE *f;          /* NULL: not open (yet) */
     bool created;     /* the open made the file */
+    bool fifo;        /* opened only when the report is written */
 } sim_out_file;
 
-/* Opens `path` for writing without emptying it. 0, or -errno (nothing open). */
+/* Opens `path` for writing without emptying it (a FIFO: only checks that it is one). 0,
+ * or -errno (nothing open). */
 int sim_out_file_open(sim_out_file *o, const char *path);
-/* Empties the file for the report and returns its stream; NULL with errno set when it
- * cannot be emptied. */
-FILE *sim_out_file_begin(sim_out_file *o);
-/* Closes the file after the report: 0, or -errno when a write or the close failed. */
-int sim_out_file_finish(sim_out_file *o);
+/* Writes the report through write(f, ctx), which returns 0 or -errno, into the emptied
+ * file and closes it. 0, or the first -errno of emptying, writing, flushing and closing;
+ * a file that could not be emptied is left as sim_out_file_abandon leaves it. */
+int sim_out_file_write(sim_out_file *o, int (*write)(FILE *f, void *ctx), void *ctx);
 /* Closes the file without a report: removed if the open created it, else left as it was.
  * Does nothing when it is not open. */
 void sim_out_file_abandon(sim_out_file *o);

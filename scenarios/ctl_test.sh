@@ -118,6 +118,15 @@ refused_at_once "cannot write $d/no/j.xml: No such file or directory" \
 refused_at_once "--junit $d: Is a directory" test --junit "$d" scenarios/demo.lua
 refused_at_once "--junit $d/no/j.xml: No such file or directory" \
     run --scenario demo --junit "$d/no/j.xml"
+# a refused run leaves no --log-dir behind; a report may go into gbvp test's new
+# --artifacts folder; /dev/null takes a report (nothing to empty)
+out=$(timeout 20 "$gbvp" run --scenario demo --log-dir "$d/logs" --junit "$d/no/j.xml" 2>&1); rc=$?
+[ "$rc" -eq 2 ] && [ ! -e "$d/logs" ] && ok || bad "run refused with --log-dir: status $rc, $(ls "$d"), $out"
+out=$(timeout 60 "$gbvp" test --artifacts "$d/art" --junit "$d/art/junit.xml" scenarios/demo.lua 2>&1); rc=$?
+[ "$rc" -eq 0 ] && grep -q '<testsuites>' "$d/art/junit.xml" && ok ||
+    bad "test --junit into a new --artifacts: status $rc, $out"
+out=$(timeout 60 "$gbvp" scenario --junit /dev/null scenarios/demo.lua 2>&1 >/dev/null); rc=$?
+[ "$rc" -eq 0 ] && ok || bad "scenario --junit /dev/null: status $rc, $out"
 refused_at_once "--log-dir $d/keep.json: Not a directory" \
     run --scenario demo --log-dir "$d/keep.json"
 refused_at_once "--log-dir $d/no/logs: No such file or directory" \
@@ -126,17 +135,19 @@ refused_at_once "--log-dir $d/no/logs: No such file or directory" \
 "$gbvp" sim --control "$d/w.ctl" --link "$d/w.sock" </dev/null 2>/dev/null &
 w_sim=$!
 for _ in $(seq 1 100); do [ -S "$d/w.ctl" ] && break; sleep 0.05; done
-"$gbvp" ctl --socket "$d/w.ctl" --count 3 watch module >"$d/w.out" 2>&1 &
+"$gbvp" ctl --socket "$d/w.ctl" --count 100 watch module >"$d/w.out" 2>&1 &
 w=$!
-for _ in $(seq 1 100); do "$gbvp" ctl --socket "$d/w.ctl" status 2>/dev/null | grep -q '"ok":true' && break; sleep 0.05; done
-sleep 0.3
-"$gbvp" ctl --socket "$d/w.ctl" insert slot=0 module=sensor >/dev/null
-sleep 0.3
+# (insert and remove until the watch, subscribed at some point, has seen an event)
+for _ in $(seq 1 100); do
+    "$gbvp" ctl --socket "$d/w.ctl" insert slot=0 module=sensor >/dev/null 2>&1
+    sleep 0.1
+    grep -q '"event"' "$d/w.out" && break
+    "$gbvp" ctl --socket "$d/w.ctl" remove slot=0 >/dev/null 2>&1
+done
 kill "$w_sim"; wait "$w_sim"
 wait "$w"; rc=$?
-# (the insertion's event may come before the watch is subscribed: 0 or 1 seen)
 [ "$rc" -eq 1 ] &&
-    grep -qE "watch ended after [01] of 3 events: the simulator closed the connection" "$d/w.out" && ok ||
+    grep -qE "watch ended after [1-9][0-9]* of 100 events: the simulator closed the connection" "$d/w.out" && ok ||
     bad "a watch cut short: status $rc, $(cat "$d/w.out")"
 # ... and one that runs replaces it with the statistics when it stops
 "$gbvp" sim --stats "$d/keep.json" --control "$d/k.ctl" --link "$d/k.sock" </dev/null 2>"$d/k.log" &

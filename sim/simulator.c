@@ -685,7 +685,7 @@ int sim_simulator_write_stats(sim_simulator *s, FILE *out)
         return -ENOTSUP;
     int rc = sw_fabric_write_json(s->fabric, out);
     if (fflush(out) && !rc)
-        rc = -EIO;
+        rc = -errno;
     return rc;
 }
 

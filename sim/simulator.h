@@ -184,7 +184,7 @@ void sim_simulator_trace_mark(sim_simulator *s, const char *track, const char *t
 
 /* The slots, interfaces and connections, the counters and the timing statistics. */
 void sim_simulator_status(sim_simulator *s, FILE *out);
-/* The timing model's statistics as JSON to `out` (flushed). 0, -EIO when the stream
+/* The timing model's statistics as JSON to `out` (flushed). 0, -errno when the stream
  * refused them, or -ENOTSUP when timing is off (nothing written). */
 int sim_simulator_write_stats(sim_simulator *s, FILE *out);
 

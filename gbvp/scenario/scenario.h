@@ -62,8 +62,15 @@ const char *sim_scenario_error(const sim_scenario *sc);
 /* The first failed check as "file:line: name: detail", NULL when none failed. */
 const char *sim_scenario_first_failure(const sim_scenario *sc);
 
-/* Writes the results to `f` as a JUnit XML testsuite named `suite` (flushed). 0, or -EIO
+/* Writes the results to `f` as a JUnit XML testsuite named `suite` (flushed). 0, or -errno
  * when the stream refused them. */
 int sim_scenario_write_junit(const sim_scenario *sc, FILE *f, const char *suite);
+/* The same as a writer taking its arguments through ctx (a report written later, as
+ * gbvp/out_file.h's sim_out_file_write does). */
+typedef struct sim_scenario_junit {
+    const sim_scenario *sc;
+    const char *suite;
+} sim_scenario_junit;
+int sim_scenario_junit_write(FILE *f, void *ctx);
 
 #endif

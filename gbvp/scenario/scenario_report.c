@@ -63,5 +63,13 @@ int sim_scenario_write_junit(const sim_scenario *sc, FILE *f, const char *suite)
         fprintf(f, "</%s>\n  </testcase>\n", is_error ? "error" : "failure");
     }
     fprintf(f, "</testsuite>\n");
-    return fflush(f) || ferror(f) ? -EIO : 0;
+    if (fflush(f))
+        return -errno;
+    return ferror(f) ? -EIO : 0;
+}
+
+int sim_scenario_junit_write(FILE *f, void *ctx)
+{
+    const sim_scenario_junit *j = ctx;
+    return sim_scenario_write_junit(j->sc, f, j->suite);
 }

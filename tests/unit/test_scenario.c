@@ -323,7 +323,7 @@ static void test_scenario_junit_escapes_and_counts(void)
     /* a stream that cannot take the report (/dev/full: no space) */
     FILE *full = fopen("/dev/full", "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(full);
-    CU_ASSERT_EQUAL(sim_scenario_write_junit(r.sc, full, "s"), -EIO);
+    CU_ASSERT_EQUAL(sim_scenario_write_junit(r.sc, full, "s"), -ENOSPC);
     fclose(full);
     finish(&r);
 }
