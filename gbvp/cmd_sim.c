@@ -247,18 +247,10 @@ static int resolve_defaults(sim_local_config *cfg, const char **control, sim_pat
     return 0;
 }
 
+/* --stats FILE, opened at start (gbvp/out_file.h), is written at exit through this. */
 static int write_stats(FILE *f, void *sim)
 {
     return sim_simulator_write_stats(sim, f);
-}
-
-/* --stats FILE, opened at start (gbvp/out_file.h): the model's statistics at exit. */
-static int stats_write(sim_out_file *o, sim_simulator *s)
-{
-    int rc = sim_out_file_write(o, write_stats, s);
-    if (rc)
-        fprintf(stderr, "gbvp sim: --stats %s: %s\n", o->path, strerror(-rc));
-    return rc;
 }
 
 int cmd_sim_main(int argc, char **argv)
@@ -496,8 +488,12 @@ int cmd_sim_main(int argc, char **argv)
             break;
         }
     }
-    if (stats.path && stats_write(&stats, sim_local_simulator(c.local)))
+    int sr = stats.path ? sim_out_file_write(&stats, write_stats, sim_local_simulator(c.local))
+                        : 0;
+    if (sr) {
+        fprintf(stderr, "gbvp sim: --stats %s: %s\n", stats.path, strerror(-sr));
         rc = 1;
+    }
     if (spin_us) {
         sim_loop_spin_stats sp;
         sim_loop_get_spin_stats(loop, &sp);

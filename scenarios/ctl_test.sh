@@ -88,12 +88,13 @@ out=$("$gbvp" agent --socket "$d/none" --wait-ready -- ls 2>&1); rc=$?
 out=$("$gbvp" model --gear --lanes 2 2>&1); rc=$?
 [ "$rc" -eq 2 ] && grep -q -- "--gear needs a value (got the option --lanes)" <<<"$out" && ok ||
     bad "model --gear --lanes 2: status $rc, $out"
-# gbvp sim's numeric options: refused at once (status 2) with the range, nothing started
-sim_refused() { # sim_refused WANT ARGS...
+# bad options: refused at once (status 2) naming the problem, nothing started
+refused_at_once() { # refused_at_once WANT COMMAND...
     local want=$1 out rc; shift
-    out=$(timeout 10 "$gbvp" sim "$@" </dev/null 2>&1); rc=$?
-    [ "$rc" -eq 2 ] && grep -qF -- "$want" <<<"$out" && ok || bad "sim $*: status $rc, $out"
+    out=$(timeout 20 "$gbvp" "$@" </dev/null 2>&1); rc=$?
+    [ "$rc" -eq 2 ] && grep -qF -- "$want" <<<"$out" && ok || bad "$*: status $rc, $out"
 }
+sim_refused() { local want=$1; shift; refused_at_once "$want" sim "$@"; }
 sim_refused "--cports 1: want a number from 2 to 255" --cports 1
 sim_refused "--cports 256: want a number from 2 to 255" --cports 256
 sim_refused "--spin 2000: want microseconds, 0..1000" --spin 2000
@@ -108,11 +109,6 @@ out=$(timeout 10 "$gbvp" sim --stats "$d/keep.json" --control "$d/no/c.sock" --l
 [ "$rc" -eq 1 ] && [ "$(cat "$d/keep.json")" = earlier ] && [ ! -e "$d/s.json" ] && ok ||
     bad "a simulator that does not start keeps the --stats file: status $rc, $(cat "$d/keep.json"), $out"
 # --junit likewise, in gbvp scenario, test and run: refused before anything runs
-refused_at_once() { # refused_at_once WANT COMMAND...
-    local want=$1 out rc; shift
-    out=$(timeout 20 "$gbvp" "$@" </dev/null 2>&1); rc=$?
-    [ "$rc" -eq 2 ] && grep -qF -- "$want" <<<"$out" && ok || bad "$*: status $rc, $out"
-}
 refused_at_once "cannot write $d/no/j.xml: No such file or directory" \
     scenario --junit "$d/no/j.xml" scenarios/demo.lua
 refused_at_once "--junit $d: Is a directory" test --junit "$d" scenarios/demo.lua

@@ -584,10 +584,9 @@ bool sim_simulator_ap_linked(const sim_simulator *s)
     return s->gblink && sim_bridge_gblink_up(s->gblink);
 }
 
-bool sim_simulator_link_queue(const sim_simulator *s, sim_bridge_gblink_stats *out)
+void sim_simulator_link_queue(const sim_simulator *s, sim_bridge_gblink_stats *out)
 {
     *out = s->gblink ? sim_bridge_gblink_get_stats(s->gblink) : (sim_bridge_gblink_stats){ 0 };
-    return s->gblink != NULL;
 }
 
 /* ---- reports ---- */

@@ -159,9 +159,9 @@ sw_fabric *sim_simulator_fabric(const sim_simulator *s);
 sim_bridge *sim_simulator_bridge(const sim_simulator *s);
 /* With a gblink socket: the AP (QEMU) is connected. */
 bool sim_simulator_ap_linked(const sim_simulator *s);
-/* With a gblink socket: what happened to records for QEMU (sim_bridge_gblink_stats), into
- * *out, and true; without one, false and *out zeroed. */
-bool sim_simulator_link_queue(const sim_simulator *s, sim_bridge_gblink_stats *out);
+/* What happened to records for QEMU (sim_bridge_gblink_stats), into *out; all zero
+ * without a gblink socket. */
+void sim_simulator_link_queue(const sim_simulator *s, sim_bridge_gblink_stats *out);
 
 /* ---- captures (docs/tracing.md) ---- */
 
