@@ -9,6 +9,10 @@ gbvp=${1:-build/gbvp}
 d=$(mktemp -d /tmp/gbvp-ctl-test.XXXXXX)
 sock=$d/ctl.sock
 passed=0 failed=0
+# Every check ends in ok or bad; a check that ends in neither (a helper broken so it returns
+# without a verdict, a script cut short) would pass unseen, so the total is planned, as TAP
+# plans its tests. Add to it with each new check.
+planned=80
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "ctl: FAIL - $*"; }
 expect() { # expect NAME WANT-STATUS WANT-TEXT CTL-ARGS...
@@ -190,6 +194,8 @@ expect "timing: down_for needs down" 1 'down_for goes with down = true' fault sl
 expect "timing: delay out of range" 1 "field 'delay' is -1 ms, want 0..3600000" fault slot=0 down=false delay=-1
 kill "$sim"
 wait "$sim"
+[ $((passed + failed)) -eq "$planned" ] ||
+    bad "$((passed + failed)) checks gave a verdict, $planned are planned: one ran without one, or the plan is stale"
 [ "$failed" -eq 0 ] && rm -rf "$d" || echo "ctl: logs in $d"
 echo "ctl: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
