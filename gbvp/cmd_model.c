@@ -2,9 +2,12 @@
 #include "gbvp/cmd_model.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gbvp/model/model_desc.h"
 #include "gbvp/model/model_flags.h"
@@ -27,7 +30,7 @@ static void usage(FILE *out)
             "  --json FILE       write the statistics as JSON ('-' for stdout)\n"
             "  --csv FILE        write the statistics as CSV (section,object,metric,value)\n"
             "  --series FILE     write switch queue depth over time as CSV\n"
-            "  --quiet           no text summary\n"
+            "  --quiet           no text summary (it goes to stderr when a table goes to '-')\n"
             "  --timing LEVEL    frame (default): every frame, AFC, credit and replay; message:\n"
             "                    one event per message, much faster; saturate, cbr, poisson\n"
             "                    and rr flows with e2efc=off, no faults (as gbvp sim --timing)\n"
@@ -49,11 +52,22 @@ static void usage(FILE *out)
             "  --switch          put a switch between the two nodes\n");
 }
 
+/* Standard output flushed: 0, or -1 having said why (a full disk, a closed pipe), so that
+ * results that never arrived do not end in status 0. */
+static int stdout_flushed(void)
+{
+    errno = 0;
+    if (!fflush(stdout) && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "gbvp model: standard output: %s\n", strerror(errno ? errno : EIO));
+    return -1;
+}
+
 static int write_to(const char *path, void (*fn)(const void *, FILE *), const void *m)
 {
     if (!strcmp(path, "-")) {
         fn(m, stdout);
-        return 0;
+        return stdout_flushed();
     }
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -61,11 +75,70 @@ static int write_to(const char *path, void (*fn)(const void *, FILE *), const vo
         return -1;
     }
     fn(m, f);
-    if (fclose(f)) {
-        fprintf(stderr, "gbvp model: %s: %s\n", path, strerror(errno));
+    errno = 0;
+    bool failed = ferror(f); /* a write that failed before the last one */
+    if (fclose(f) || failed) {
+        fprintf(stderr, "gbvp model: %s: %s\n", path, strerror(errno ? errno : EIO));
         return -1;
     }
     return 0;
+}
+
+/* 0 when `path` can be made or written: an existing file (or, for --plot, directory) we
+ * may write, or a new name in a directory we may write; else -1 having said why. Checked
+ * before anything runs so a long sweep's results are not lost to a typo; nothing is made
+ * yet, so a run cut short (^C) leaves no empty file behind. */
+static int check_out_path(const char *opt, const char *path, bool dir)
+{
+    struct stat st;
+    int e = 0;
+    if (!strcmp(path, "-") && !dir)
+        return 0;
+    if (!*path) {
+        e = ENOENT;
+    } else if (!stat(path, &st)) {
+        if (dir != !!S_ISDIR(st.st_mode))
+            e = dir ? ENOTDIR : EISDIR;
+        else if (access(path, dir ? W_OK | X_OK : W_OK))
+            e = errno;
+    } else if (errno != ENOENT) {
+        e = errno;
+    } else {
+        char *copy = strdup(path);
+        const char *parent = copy ? dirname(copy) : ".";
+        if (stat(parent, &st))
+            e = errno;
+        else if (!S_ISDIR(st.st_mode))
+            e = ENOTDIR;
+        else if (access(parent, W_OK | X_OK))
+            e = errno;
+        free(copy);
+    }
+    if (!e)
+        return 0;
+    fprintf(stderr, "gbvp model: %s %s: %s\n", opt, path, strerror(e));
+    return -1;
+}
+
+static bool is_stdout(const char *path)
+{
+    return path && !strcmp(path, "-");
+}
+
+static int check_out_paths(const char *json, const char *csv, const char *series,
+                           const char *plot)
+{
+    if (is_stdout(json) + is_stdout(csv) + is_stdout(series) > 1) {
+        fprintf(stderr, "gbvp model: only one of --json, --csv and --series can be '-' "
+                        "(standard output): two tables there would be one unreadable stream\n");
+        return -1;
+    }
+    return (json && check_out_path("--json", json, false)) ||
+                   (csv && check_out_path("--csv", csv, false)) ||
+                   (series && check_out_path("--series", series, false)) ||
+                   (plot && check_out_path("--plot", plot, true))
+               ? -1
+               : 0;
 }
 
 static void w_json(const void *m, FILE *f) { model_write_json(m, f); }
@@ -79,6 +152,13 @@ typedef struct outputs {
     const char *json, *csv, *series, *plot;
     bool quiet;
 } outputs;
+
+/* Where the text summary goes: standard error when a table goes to standard output, so
+ * `--json - | jq` reads JSON alone. */
+static FILE *summary_out(const outputs *o)
+{
+    return is_stdout(o->json) || is_stdout(o->csv) || is_stdout(o->series) ? stderr : stdout;
+}
 
 /* One run, as before sweeps: the summary, --json, --csv and --series of the model. */
 static int run_one(const model_desc *d, sim_time duration, bool message_level, const outputs *o)
@@ -102,7 +182,7 @@ static int run_one(const model_desc *d, sim_time duration, bool message_level, c
         return 1;
     }
     if (!o->quiet)
-        model_print_summary(m, stdout);
+        model_print_summary(m, summary_out(o));
     int out = 0;
     if (o->json && write_to(o->json, w_json, m))
         out = 1;
@@ -128,7 +208,7 @@ static int run_table(const model_table_cfg *c, const outputs *o)
         return 1;
     }
     if (!o->quiet)
-        model_table_text(t, stdout);
+        model_table_text(t, summary_out(o));
     int out = 0;
     if (o->json && write_to(o->json, w_table_json, t))
         out = 1;
@@ -248,6 +328,8 @@ int cmd_model_main(int argc, char **argv)
                 "--plot every row of --json has its switches' depth_series\n");
         rc = 2;
     }
+    if (rc < 0 && check_out_paths(json, csv, series, plot))
+        rc = 2;
     model_desc *d = NULL;
     if (rc < 0) {
         if (file) {
@@ -278,6 +360,8 @@ int cmd_model_main(int argc, char **argv)
     } else if (rc < 0) {
         rc = run_one(d, duration, message_level, &o);
     }
+    if (!rc && stdout_flushed())
+        rc = 1; /* the summary (or a --json -) did not get out */
     model_desc_free(d);
     model_sweep_free(sweep);
     return rc;

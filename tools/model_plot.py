@@ -30,8 +30,13 @@ except ImportError:
     sys.exit("model_plot: needs Debian's python3-matplotlib (apt-get install python3-matplotlib)")
 
 MAX_CURVES = 16  # latency and queue figures: at most this many configurations, evenly chosen
-SIZE_NAMES = re.compile(r"(^|\.)(size)$")
-MODE_NAMES = re.compile(r"(^|\.)(gear|lanes)$")
+# The swept names the goodput figure's axes and lines already show: the first flow's size
+# (the x axis: summary payload_bytes) and the first link's gear and lanes (a line's power
+# mode: summary link_mode). Every other swept name, link3.gear or traffic2.size or the
+# duration among them, gets a line per value: grouped with the rest, configurations that
+# differ in it would share a line with two points at one size.
+SIZE_NAMES = re.compile(r"^(traffic1?\.)?size$")
+MODE_NAMES = re.compile(r"^(link1?\.)?(gear|lanes)$")
 
 
 def label_of(row, names):
@@ -84,8 +89,7 @@ def goodput(rows, names, title):
     rows = [r for r in rows if r["summary"]["payload_bytes"] > 0]
     if not rows:
         return None, "no flow carries payload"
-    others = [n for n in names if not SIZE_NAMES.search(n) and not MODE_NAMES.search(n)
-              and n not in ("duration", "run")]
+    others = [n for n in names if not SIZE_NAMES.search(n) and not MODE_NAMES.search(n)]
     groups = {}
     for r in rows:
         s = r["summary"]

@@ -250,6 +250,30 @@ int model_desc_check_name(const model_desc *d, const char *name, char *err, size
     return resolve(d, name, &t, err, len);
 }
 
+int model_desc_check_overlap(const model_desc *d, const char *a, const char *b, char *err,
+                             size_t len)
+{
+    target ta, tb;
+    if (resolve(d, a, &ta, err, len) || resolve(d, b, &tb, err, len))
+        return -EINVAL;
+    if (strcmp(ta.key, tb.key))
+        return 0;
+    /* the same key: do both select one statement? (counted as model_desc_parse counts) */
+    unsigned seen[N_STATEMENTS] = { 0 };
+    for (size_t i = 0; i < d->n; i++) {
+        char buf[LINE_LEN], *w[LINE_MAX_WORDS];
+        unsigned n = words(d->lines[i].text, buf, w);
+        const stmt_keys *s = n ? statement(w[0]) : NULL;
+        if (!s)
+            continue;
+        seen[s - STATEMENTS]++;
+        if (selects(&ta, w, n, seen) && selects(&tb, w, n, seen))
+            return model_fail(err, len, "%s and %s both set %s of %s: a row would show a value "
+                              "that was not run", a, b, ta.key, d->lines[i].where);
+    }
+    return 0;
+}
+
 /* Line w with every selected key set; the text in out. */
 static int rewrite(char **w, unsigned n, const target *t, const char *const *values,
                    unsigned nt, const unsigned *seen, char *out, const char *where, char *err,

@@ -36,6 +36,12 @@ int model_desc_read_file(model_desc *d, const char *path, char *err, size_t errl
  * unknown key, no such node, no link3, no statement that takes it). */
 int model_desc_check_name(const model_desc *d, const char *name, char *err, size_t errlen);
 
+/* 0 when names a and b (each checked as above) set no key of the same statement; else
+ * -EINVAL with err naming the statement. In a sweep, the later one would replace the
+ * earlier one's value, and the rows would show values that were never run. */
+int model_desc_check_overlap(const model_desc *d, const char *a, const char *b, char *err,
+                             size_t errlen);
+
 /* Parses d into m with names[i] set to values[i] (n pairs, each name checked as above).
  * 0, or model_parse_line's -EINVAL and message (which names the line). */
 int model_desc_parse(const model_desc *d, model *m, const char *const *names,

@@ -4,13 +4,15 @@
 // request/response flows without end-to-end flow control, nodes on links to a node or to
 // a switch port, no faults, one switch forwarding latency. Anything else is refused with
 // the line of the statement at fault.
+#include "gbvp/model/model_msg.h"
+
 #include <errno.h>
 #include <inttypes.h>
 
 #include "gbvp/model/model_internal.h"
 
 
-static int check(const model *m, char *err, size_t len)
+int model_check_message(const model *m, char *err, size_t len)
 {
     for (unsigned i = 0; i < m->n_switches; i++)
         if (m->switches[i].cfg.fwd_latency != m->switches[0].cfg.fwd_latency)
@@ -43,7 +45,7 @@ static int check(const model *m, char *err, size_t len)
 
 int model_run_message(model *m, sim_time duration, char *err, size_t len)
 {
-    if (model_check_runnable(m, duration, err, len) || check(m, err, len))
+    if (model_check_runnable(m, duration, err, len) || model_check_message(m, err, len))
         return -EINVAL;
     m->built = true;
     m->message_level = true;

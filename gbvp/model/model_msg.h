@@ -13,4 +13,8 @@
  * line. 0 or -EINVAL with the reason in err. */
 int model_run_message(model *m, sim_time duration, char *err, size_t errlen);
 
+/* What model_run_message would refuse in m before it runs anything: 0, or -EINVAL with the
+ * reason in err. A sweep asks it of every configuration before the first one runs. */
+int model_check_message(const model *m, char *err, size_t errlen);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +61,14 @@ static int read_all(int fd, void *buf, size_t len)
         len -= (size_t)k;
     }
     return 0;
+}
+
+/* In the child: dies with the parent. A parent killed on its own (kill PID, a harness's
+ * timeout) can collect nothing, so its workers would only burn CPU on jobs nobody reads. */
+static void follow_parent(pid_t parent)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+        _exit(4); /* the parent is gone already (or we cannot tell when it goes) */
 }
 
 /* In the child: runs every job of worker w, appending a record per job to fd. */
@@ -123,6 +132,7 @@ int model_parallel_run(size_t n, unsigned workers, model_job_fn fn, void *ctx,
     if (workers > MODEL_PARALLEL_MAX)
         workers = MODEL_PARALLEL_MAX;
     fflush(NULL); /* what is buffered is printed once, not once per worker */
+    pid_t parent = getpid();
     for (; started < workers; started++) {
         if (!(file[started] = tmpfile())) {
             snprintf(err, len, "cannot create a worker's file: %s", strerror(errno));
@@ -130,6 +140,8 @@ int model_parallel_run(size_t n, unsigned workers, model_job_fn fn, void *ctx,
             break;
         }
         pid[started] = fork();
+        if (pid[started] == 0)
+            follow_parent(parent);
         if (pid[started] == 0)
             worker(started, workers, n, fn, ctx, fileno(file[started]));
         if (pid[started] < 0) {

@@ -141,6 +141,16 @@ static int expand_range(sweep_axis *a, const char *item, const char *dots, char 
     return 0;
 }
 
+/* The first control character of s (a CR from a CRLF file, a newline), or NULL: the
+ * value would go unescaped into the JSON and CSV rows and break them. */
+static const char *control_char(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return s;
+    return NULL;
+}
+
 static bool good_name(const char *s, size_t n)
 {
     if (!n || n > 63)
@@ -186,8 +196,12 @@ int model_sweep_add(model_sweep *s, const char *spec, char *err, size_t len)
         pos++;
         const char *bad = item + strcspn(item, " \t\"\\#=");
         const char *dots = strstr(item, "..");
+        const char *ctl = control_char(item);
         if (!*item)
             rc = model_fail(err, len, "--sweep %s: value %u is empty", a.name, pos);
+        else if (ctl)
+            rc = model_fail(err, len, "--sweep %s: value %u holds a control character (0x%02x)",
+                            a.name, pos, (unsigned)(unsigned char)*ctl);
         else if (*bad)
             rc = model_fail(err, len, "--sweep %s: value '%s' holds '%c'", a.name, item, *bad);
         else if (dots)

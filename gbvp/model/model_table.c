@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gbvp/model/model_internal.h"
+#include "gbvp/model/model_msg.h"
 #include "gbvp/model/model_parallel.h"
 #include "gbvp/model/model_summary.h"
 
@@ -69,6 +70,8 @@ static int build(const model_table_cfg *c, size_t config, model *m, sim_time *du
         *duration = model_duration(m);
     if (!*duration)
         return model_fail(err, len, "no duration: give 'run TIME' in the file or --duration");
+    if (*message && model_check_message(m, err, len))
+        return -EINVAL;
     return 0;
 }
 
@@ -79,6 +82,26 @@ static void prefix(const model_sweep *s, size_t config, char *err, size_t len)
     config_label(s, config, label, sizeof label);
     snprintf(tail, sizeof tail, "%s", err);
     snprintf(err, len, "%s%s", label, tail);
+}
+
+/* Two axes that set one thing: the later replaces the earlier's value in every row, which
+ * would then be labelled with a value that was never run. */
+static int check_overlap(const model_table_cfg *c, unsigned a, unsigned b, char *err,
+                         size_t len)
+{
+    const char *na = model_sweep_name(c->sweep, a), *nb = model_sweep_name(c->sweep, b);
+    char tail[1024];
+    if (run_name(na) || run_name(nb)) {
+        bool same = !strcmp(na, "timing") == !strcmp(nb, "timing");
+        return run_name(na) && run_name(nb) && same
+                   ? model_fail(err, len, "--sweep %s and --sweep %s both set the duration",
+                                na, nb)
+                   : 0;
+    }
+    if (!model_desc_check_overlap(c->desc, na, nb, err, len))
+        return 0;
+    snprintf(tail, sizeof tail, "%s", err);
+    return model_fail(err, len, "--sweep: %s", tail);
 }
 
 int model_table_check(const model_table_cfg *c, char *err, size_t len)
@@ -92,6 +115,10 @@ int model_table_check(const model_table_cfg *c, char *err, size_t len)
             return -EINVAL;
         }
     }
+    for (unsigned a = 0; a < model_sweep_axes(c->sweep); a++)
+        for (unsigned b = a + 1; b < model_sweep_axes(c->sweep); b++)
+            if (check_overlap(c, a, b, err, len))
+                return -EINVAL;
     for (size_t i = 0; i < model_sweep_configs(c->sweep); i++) {
         model *m = model_new();
         if (!m)

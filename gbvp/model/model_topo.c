@@ -99,7 +99,9 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
     errno = 0;
     if (*s == '-' || !*s)
         return -EINVAL;
-    unsigned long long v = strtoull(s, &end, 0);
+    /* decimal, or hex with 0x (a seed); never octal: size=010 is ten bytes, not eight */
+    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+    unsigned long long v = strtoull(s, &end, base);
     if (errno || *end || v > max)
         return -EINVAL;
     *out = v;

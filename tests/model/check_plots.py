@@ -30,6 +30,21 @@ def vertices(g):
     return n
 
 
+def check_goodput_points(name, fig, rows):
+    """Every configuration with payload is one point of one line, and no line has two points
+    at one size (configurations that differ in a swept name shown nowhere else)."""
+    lines = [s for s in fig["series"] if not s["label"].endswith("line rate")]
+    for s in lines:
+        xs = [p[0] for p in s["points"]]
+        if len(set(xs)) != len(xs):
+            bad(f"{name}: series '{s['label']}' has two points at one size: {s['points']}")
+    got = sorted(tuple(p) for s in lines for p in s["points"])
+    want = sorted((r["summary"]["payload_bytes"], r["summary"]["goodput_bps"] / 1e9)
+                  for r in rows if r["summary"]["payload_bytes"] > 0)
+    if got != want:
+        bad(f"{name}: the lines hold {got}, the table {want}")
+
+
 def main():
     d, wanted = sys.argv[1], sys.argv[2:]
     table = json.load(open(os.path.join(d, "table.json")))
@@ -57,6 +72,7 @@ def main():
             if not s["label"].endswith("line rate") and s["label"] not in texts:
                 bad(f"{name}: the legend does not name '{s['label']}'")
         if name == "goodput_vs_size":
+            check_goodput_points(name, fig, rows)
             want = {}
             for r in rows:
                 sm = r["summary"]
@@ -70,7 +86,7 @@ def main():
                         bad(f"{name}: {s['label']} is not at {rate} Gb/s")
                     continue
                 got = {p[0]: p[1] for p in s["points"]}
-                if got != want.get(s["label"]):
+                if s["label"] in want and got != want[s["label"]]:
                     bad(f"{name}: series '{s['label']}' holds {got}, the table {want.get(s['label'])}")
         if name == "latency_cdf" and len(fig["series"]) != min(len(rows), 16):
             bad(f"{name}: {len(fig['series'])} curves for {len(rows)} configurations")

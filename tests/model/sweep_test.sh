@@ -4,7 +4,9 @@
 # sweeps are refused naming the problem; a small sweep gives one row per configuration in
 # configuration order, the same with one worker process as with three (wall time aside);
 # parameters of a file are set by KEY, KIND.KEY, KINDn.KEY and NAME.KEY; --plot draws the
-# figures with the table's series in them (tests/model/check_plots.py).
+# figures with the table's series in them (tests/model/check_plots.py). Two names for one
+# parameter and outputs that cannot be written are refused before the run; results that
+# cannot reach standard output fail the command.
 # Prints "model-sweep: N passed, N failed"; exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/../.."
@@ -63,6 +65,32 @@ refused "configuration 0 (timing=fast): timing: bad value 'fast' (frame or messa
     --sweep timing=fast
 refused "-j needs a number of processes 1..256 (got '0')" -j 0 --sweep lanes=1,2
 refused "--series writes one run's queue depth" --series "$d/s.csv" --sweep lanes=1,2
+# two names for one parameter: the rows would be labelled with values that never ran
+refused "--sweep run and --sweep duration both set the duration" --sweep run=10us,20us \
+    --sweep duration=30us
+refused "--sweep: gear and link1.gear both set gear of $d/net.txt:5" "$d/net.txt" \
+    --sweep gear=HS-G1A --sweep link1.gear=HS-G2A,HS-G3A
+refused "--sweep S.mode: value 2 holds a control character (0x0d)" "$d/net.txt" \
+    --sweep $'S.mode=saf,ct\r'
+# an output that cannot be written is refused before the run, and nothing is made
+refused "--csv $d/no/such.csv: No such file or directory" --switch --duration 10ms \
+    --sweep size=64,2048 --csv "$d/no/such.csv"
+refused "--plot $d/net.txt: Not a directory" --switch --duration 10ms --plot "$d/net.txt"
+refused "--json $d: Is a directory" --switch --duration 10ms --json "$d"
+if [ ! -e "$d/no" ]; then ok; else bad "a refused --csv made $d/no"; fi
+# results that cannot be written to standard output are a failure, not status 0
+out=$("$gbvp" model --switch --duration 10us --sweep size=64,128 --quiet --json - 2>&1 >/dev/full)
+rc=$?
+if [ "$rc" = 1 ] && grep -qF "standard output: No space left on device" <<<"$out"; then ok; else
+    bad "--json - into a full disk exited $rc with '$out'"; fi
+# one table on standard output, read alone: the text summary then goes to standard error
+out=$("$gbvp" model --switch --duration 10us --sweep size=64,128 --json - 2>/dev/null)
+if "$python" -c 'import json,sys; assert len(json.loads(sys.argv[1])["rows"]) == 2' "$out"; then ok
+else bad "--json - without --quiet is not JSON alone: $(head -c 300 <<<"$out")"; fi
+refused "only one of --json, --csv and --series can be '-'" --switch --duration 10us --json - --csv -
+# a configuration the message level cannot run is refused before the first one runs
+refused "configuration 3 (timing=message, ber=1e-6): $d/net.txt:5: --timing message does not model faults" \
+    "$d/net.txt" --sweep timing=frame,message --sweep ber=0,1e-6
 
 # a sweep: rows in configuration order (the first axis slowest), -j1 = -j3 but for wall time
 args=(model --switch --duration 50us --sweep size=64..1024x4 --sweep gear=HS-G1A,HS-G3B
@@ -118,6 +146,12 @@ else
         bad "--plot failed: $(cat "$d/plot.out")"; fi
     if "$python" tests/model/check_plots.py "$d/plots" goodput_vs_size latency_cdf queue_depth
     then ok; else bad "the figures do not hold the table's series"; fi
+    # a swept gear of another link than the first, and duration, get lines of their own:
+    # no line holds two configurations at one size
+    if "$gbvp" model "$d/net.txt" --sweep link3.gear=HS-G1B,HS-G3B --sweep traffic1.size=256,2048 \
+        --sweep duration=20us,50us -j2 --quiet --plot "$d/plots3" >"$d/plot3.out" 2>&1 &&
+        "$python" tests/model/check_plots.py "$d/plots3" goodput_vs_size; then ok; else
+        bad "--plot of link3.gear and duration: $(cat "$d/plot3.out")"; fi
     # without a switch there is no queue to draw, and the plotter says so
     "$gbvp" model --sweep size=64,256 --duration 20us --quiet --plot "$d/noswitch" >"$d/ns.out" 2>&1
     if grep -q "no queue_depth figure: no switch queue depth series" "$d/ns.out" &&

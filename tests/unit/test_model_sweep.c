@@ -6,11 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/unit/unit.h"
 #include "gbvp/model/model_desc.h"
 #include "gbvp/model/model_flags.h"
+#include "gbvp/model/model_internal.h"
 #include "gbvp/model/model_net.h"
 #include "gbvp/model/model_parallel.h"
 #include "gbvp/model/model_sweep.h"
@@ -89,6 +92,9 @@ static void test_sweep_refuses_bad_specs_naming_the_problem(void)
     expect_refused(NULL, "size=0..8x2", "multiplies 0");
     expect_refused(NULL, "size=0..1000", "--sweep size: more than 1000 values");
     expect_refused(NULL, "lanes=1,2,1", "--sweep lanes: value '1' appears twice");
+    /* a CR (a value read from a CRLF file) would go raw into the JSON and CSV */
+    expect_refused(NULL, "S.mode=saf,ct\r", "--sweep S.mode: value 2 holds a control character (0x0d)");
+    expect_refused(NULL, "size=64\n", "value 1 holds a control character (0x0a)");
     expect_refused("gear=HS-G1A", "gear=HS-G2A", "--sweep gear is given twice");
     expect_refused("a=1..1000", "b=1..11", "--sweep b: 11000 configurations, at most 10000");
     model_sweep *s = model_sweep_new();
@@ -202,6 +208,47 @@ static void test_desc_refuses_names_it_has_nothing_for(void)
     model_desc_free(d);
 }
 
+static void expect_overlap(const char *a, const char *b, const char *needle)
+{
+    model_desc *d = net();
+    char err[512] = "";
+    int rc = model_desc_check_overlap(d, a, b, err, sizeof err);
+    if (needle && !strstr(err, needle))
+        fprintf(stderr, "\n  %s, %s said '%s', wanted '%s'\n", a, b, err, needle);
+    CU_ASSERT(needle ? rc != 0 && strstr(err, needle) != NULL : rc == 0);
+    model_desc_free(d);
+}
+
+/* Two names that set one key of one statement would label rows with a value not run. */
+static void test_desc_refuses_names_that_set_the_same_thing(void)
+{
+    expect_overlap("gear", "link1.gear", "gear and link1.gear both set gear of net.txt:5");
+    expect_overlap("link2.gear", "link.gear", "both set gear of net.txt:6");
+    expect_overlap("credits", "S.credits", "both set credits of net.txt:1");
+    expect_overlap("traffic", "traffic2.kind", "both set kind of net.txt:8");
+    expect_overlap("switch1.latency", "S.latency", "both set latency of net.txt:1");
+    expect_overlap("link1.gear", "link2.gear", NULL);
+    expect_overlap("A.credits", "B.credits", NULL);
+    expect_overlap("gear", "lanes", NULL);
+    expect_overlap("size", "traffic2.rate", NULL);
+    expect_overlap("frobs", "gear", "unknown name 'frobs'");
+}
+
+/* Numbers are decimal (0x hex for a seed): a leading zero is not octal. */
+static void test_desc_numbers_are_decimal(void)
+{
+    model_desc *d = net();
+    model *m = model_new();
+    char err[256] = "";
+    const char *n[2] = { "traffic1.size", "traffic2.size" }, *v[2] = { "010", "0x40" };
+    CU_ASSERT_EQUAL_FATAL(model_desc_parse(d, m, n, v, 2, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(m->flows[0].cfg.size, 10u);
+    CU_ASSERT_EQUAL(m->flows[1].cfg.size, 64u);
+    model_free(m);
+    model_desc_free(d);
+    expect_set("traffic1.size", "08", NULL); /* octal would refuse it */
+}
+
 /* A set flag replaces the file's value; the run shows it (the link's mode). */
 static void test_desc_replaces_a_value_in_a_run(void)
 {
@@ -283,15 +330,68 @@ static void test_parallel_reports_a_worker_that_died(void)
         CU_ASSERT_PTR_NULL(r[i].data); /* nothing half-filled is handed back */
 }
 
+static int sleepy_job(void *ctx, size_t job, char **data, size_t *len)
+{
+    int fd = *(const int *)ctx;
+    pid_t me = getpid();
+    (void)job;
+    if (write(fd, &me, sizeof me) != sizeof me)
+        _exit(5);
+    pause(); /* until killed */
+    *data = NULL;
+    *len = 0;
+    return 1;
+}
+
+/* A parent killed on its own takes its workers with it: nobody would read their results. */
+static void test_parallel_workers_die_with_their_parent(void)
+{
+    int p[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+    CU_ASSERT_EQUAL_FATAL(prctl(PR_SET_CHILD_SUBREAPER, 1), 0); /* orphans come back here */
+    pid_t mid = fork();
+    CU_ASSERT_FATAL(mid >= 0);
+    if (mid == 0) {
+        model_job_result r[2];
+        char err[256];
+        close(p[0]);
+        model_parallel_run(2, 2, sleepy_job, &p[1], r, err, sizeof err);
+        _exit(0);
+    }
+    close(p[1]);
+    pid_t w[2];
+    CU_ASSERT_EQUAL_FATAL(read(p[0], &w[0], sizeof w[0]), (ssize_t)sizeof w[0]);
+    CU_ASSERT_EQUAL_FATAL(read(p[0], &w[1], sizeof w[1]), (ssize_t)sizeof w[1]);
+    close(p[0]);
+    kill(mid, SIGKILL);
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(mid, &st, 0), mid);
+    for (int i = 0; i < 2; i++) {
+        pid_t got = 0;
+        for (int tries = 0; tries < 500 && !(got = waitpid(w[i], &st, WNOHANG)); tries++)
+            usleep(10000);
+        if (!got) { /* still running 5 s later: the bug; end it ourselves */
+            kill(w[i], SIGKILL);
+            waitpid(w[i], &st, 0);
+        }
+        CU_ASSERT_EQUAL(got, w[i]);
+        CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    }
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
 static const unit_test tests[] = {
     UNIT_TEST(test_sweep_expands_lists_and_ranges),
     UNIT_TEST(test_sweep_refuses_bad_specs_naming_the_problem),
     UNIT_TEST(test_sweep_cross_product_varies_the_last_axis_fastest),
     UNIT_TEST(test_desc_sets_the_parameters_a_name_selects),
     UNIT_TEST(test_desc_refuses_names_it_has_nothing_for),
+    UNIT_TEST(test_desc_refuses_names_that_set_the_same_thing),
+    UNIT_TEST(test_desc_numbers_are_decimal),
     UNIT_TEST(test_desc_replaces_a_value_in_a_run),
     UNIT_TEST(test_parallel_gives_results_in_job_order_whatever_the_workers),
     UNIT_TEST(test_parallel_reports_a_worker_that_died),
+    UNIT_TEST(test_parallel_workers_die_with_their_parent),
     UNIT_TESTS_END,
 };
 
