@@ -177,6 +177,9 @@ static int options(char **w, unsigned n, unsigned from, kv *out, unsigned *count
         if (!eq || eq == w[i] || !eq[1])
             return fail(err, len, where, "expected key=value, got '%s'", w[i]);
         *eq = 0;
+        for (unsigned j = 0; j < *count; j++)
+            if (!strcmp(out[j].key, w[i])) /* which would count? refused, not guessed */
+                return fail(err, len, where, "%s is given twice", w[i]);
         out[(*count)++] = (kv){ w[i], eq + 1 };
     }
     return 0;
@@ -484,6 +487,8 @@ int model_parse_line(model *m, const char *line, const char *where, char *err, s
     if (!strcmp(w[0], "traffic"))
         return parse_traffic(m, w, n, where, err, errlen);
     if (!strcmp(w[0], "run")) {
+        if (m->duration) /* a second run would silently replace the first */
+            return fail(err, errlen, where, "a second run statement (one duration per file)");
         if (n != 2 || model_parse_time(w[1], &m->duration) || !m->duration)
             return fail(err, errlen, where, "run needs one duration such as 10ms");
         return 0;

@@ -57,6 +57,10 @@ static void test_model_errors_name_the_line(void)
     expect_error("node A dev=2\nnode B dev=3\ntraffic A B size\n", ":3: expected key=value");
     expect_error("node A dev=2\nnode B dev=3\nlink A B ber=2\n", ":3: ber: bad value '2'");
     expect_error("run forever\n", ":1: run needs one duration");
+    /* a key given twice, or a second run, would have the last one win unseen */
+    expect_error("node A dev=2 dev=3\n", ":1: dev is given twice");
+    expect_error("node A dev=2\nnode B dev=3\nlink A B\nrun 10us\nrun 20us\n",
+                 ":5: a second run statement (one duration per file)");
     /* fuzz_model: 17+ options on one line overflowed the option array (stack) */
     expect_error("node A dev=2 a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1 j=1 k=1 l=1 m=1 n=1 o=1 "
                  "p=1 q=1\n", ":1: too many options (at most 16)");
