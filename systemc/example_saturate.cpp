@@ -3,6 +3,7 @@
 //   example_saturate [--duration TIME] [--no-switch] [--size BYTES]
 // prints what `gbvp model --gear HS-G3B --lanes 2 --size 2048 --switch --duration 10ms`
 // prints (the same figures; only the wall time differs). TIME: a number with ps, ns, us or ms.
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,12 +16,17 @@ namespace {
 
 bool parse_time(const char *s, sim_time *out)
 {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
     static const struct { const char *unit; sim_time scale; } units[] = {
         { "ps", 1 }, { "ns", SIM_NS(1) }, { "us", SIM_US(1) }, { "ms", SIM_MS(1) },
     };
-    if (end == s || *s == '-')
+    /* strtoull negates a "-", even after blanks, and saturates an overflow to 2^64 - 1:
+     * either would be a run for good rather than an error */
+    if (strchr(s, '-'))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno == ERANGE)
         return false;
     for (const auto &u : units)
         if (!strcmp(end, u.unit)) {

@@ -23,8 +23,14 @@ void cport_socket::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &de
         p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
+    /* the base protocol's recommended statuses: byte enables are the byte-enable error; a
+     * streaming width at or above the length is no streaming at all, only one below it is */
     const unsigned len = p.get_data_length();
-    if (p.get_byte_enable_ptr() || p.get_streaming_width() != len) {
+    if (p.get_byte_enable_ptr()) {
+        p.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return;
+    }
+    if (p.get_streaming_width() < len) {
         p.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
         return;
     }
@@ -42,15 +48,28 @@ void cport_socket::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &de
         p.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
         return;
     }
-    while (sent_ < tag)
+    while (sent_tag_ < tag && dropped_tag_ < tag)
         sc_core::wait(sent_ev_);
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    p.set_response_status(sent_tag_ >= tag ? tlm::TLM_OK_RESPONSE
+                                           : tlm::TLM_GENERIC_ERROR_RESPONSE);
+}
+
+int cport_socket::disconnect()
+{
+    const int err = up_cport_disconnect(node_, cport_);
+    if (err)
+        return err;
+    /* the CPort dropped every message not yet sent: their senders wait for nothing now */
+    dropped_tag_ = next_tag_;
+    sent_ev_.notify(sc_core::SC_ZERO_TIME);
+    return 0;
 }
 
 void cport_socket::on_sent(void *ctx, up_node *, unsigned, up_msg *m)
 {
     cport_socket *c = static_cast<cport_socket *>(ctx);
-    c->sent_ = m->tag; /* a CPort's messages leave in order */
+    c->sent_tag_ = m->tag; /* a CPort's messages leave in order */
+    c->sent_++;
     c->sent_ev_.notify(sc_core::SC_ZERO_TIME);
 }
 

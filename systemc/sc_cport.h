@@ -9,8 +9,10 @@
 //       (up_cport_send) and returns once its last segment has left the CPort for the data
 //       link: the UniPro back-pressure. Call it from an SC_THREAD. Responses:
 //       TLM_OK_RESPONSE; TLM_COMMAND_ERROR_RESPONSE for anything but a write;
-//       TLM_BURST_ERROR_RESPONSE for byte enables or a streaming width other than the
-//       length; TLM_GENERIC_ERROR_RESPONSE when the CPort refuses (not connected, empty).
+//       TLM_BYTE_ENABLE_ERROR_RESPONSE for byte enables; TLM_BURST_ERROR_RESPONSE for a
+//       streaming width below the length (one at or above it is no streaming);
+//       TLM_GENERIC_ERROR_RESPONSE when the CPort refuses (not connected, empty) or is
+//       disconnected with disconnect() before the message left.
 //   rx  simple_initiator_socket: the platform receives. When a whole message has arrived at
 //       the CPort (the model's delivery time), a thread of this module calls b_transport
 //       with TLM_WRITE_COMMAND, address = the CPort number, data = the message; the
@@ -19,7 +21,9 @@
 //
 // Blocking transport (b_transport) because a Greybus message is one unit with no phases a
 // platform needs to see; the timing inside the network is the model's. Both sockets must be
-// bound. The module takes over the CPort's recv and sent callbacks (up_cport_set_handler).
+// bound. The module takes over the CPort's recv and sent callbacks (up_cport_set_handler);
+// disconnect its CPort with disconnect(), not up_cport_disconnect alone, which drops the
+// queued messages without a word to the senders waiting for them.
 #ifndef GBVP_SYSTEMC_SC_CPORT_H
 #define GBVP_SYSTEMC_SC_CPORT_H
 
@@ -47,6 +51,10 @@ public:
     /* Throws std::invalid_argument for a CPort the node does not have. */
     cport_socket(const sc_core::sc_module_name &name, up_node *node, unsigned cport);
 
+    /* up_cport_disconnect, then the b_transport calls waiting for the messages it dropped
+     * return TLM_GENERIC_ERROR_RESPONSE. 0 or its error. */
+    int disconnect();
+
     uint64_t sent() const { return sent_; }           /* messages that left the CPort */
     uint64_t delivered() const { return delivered_; } /* messages handed to rx */
 
@@ -64,6 +72,8 @@ private:
     up_node *node_;
     unsigned cport_;
     uint64_t next_tag_ = 0, sent_ = 0, delivered_ = 0;
+    uint64_t sent_tag_ = 0;    /* the last message that left */
+    uint64_t dropped_tag_ = 0; /* up to this one, disconnect() dropped those not sent */
     std::deque<arrival> inbox_;
     sc_core::sc_event sent_ev_, inbox_ev_;
 };

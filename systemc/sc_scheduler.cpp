@@ -52,6 +52,16 @@ sim_time scheduler::now() const
     return sc_core::sc_time_stamp().value() / units_per_ps_;
 }
 
+/* The SystemC delay from now to absolute time t (ps), 0 when t has passed. Measured from
+ * sc_time_stamp(), not from now(): with a resolution finer than 1 ps another process may run
+ * between two picoseconds, and a wake-up relative to the truncated now() would then run the
+ * callbacks that much after their time. */
+sc_core::sc_time scheduler::until(sim_time t) const
+{
+    const uint64_t at = t * units_per_ps_, cur = sc_core::sc_time_stamp().value();
+    return sc_core::sc_time::from_value(at > cur ? at - cur : 0);
+}
+
 void scheduler::free_slot(uint32_t slot)
 {
     slot_state &s = slots_[slot];
@@ -119,7 +129,7 @@ int scheduler::schedule(sim_time delay, sim_event_fn fn, void *ctx, sim_event *o
     /* Inside the dispatcher the next wake-up is set when it returns. Elsewhere notify now:
      * SystemC keeps the earlier of two pending notifications of one event. */
     if (!dispatching_)
-        wake_.notify(sc_core::sc_time::from_value(delay * units_per_ps_));
+        wake_.notify(until(when));
     return 0;
 }
 
@@ -142,7 +152,7 @@ void scheduler::arm()
         dead_--;
     }
     if (!heap_.empty())
-        wake_.notify(sc_core::sc_time::from_value((heap_.front().time - now()) * units_per_ps_));
+        wake_.notify(until(heap_.front().time));
 }
 
 void scheduler::dispatch()
@@ -189,11 +199,13 @@ bool scheduler::op_cancel(void *self, sim_event ev)
 
 void run_until(sim_time t)
 {
-    const sim_time now_t = now_ps();
-    if (t > now_t) {
-        const sc_core::sc_time ps(1, sc_core::SC_PS);
-        sc_core::sc_start(sc_core::sc_time::from_value((t - now_t) * ps.value()));
-    }
+    /* in resolution units from sc_time_stamp(), which need not be a whole picosecond; past
+     * the end of SystemC's time, to its end */
+    const uint64_t units = sc_core::sc_time(1, sc_core::SC_PS).value();
+    const uint64_t at = t > UINT64_MAX / units ? UINT64_MAX : t * units;
+    const uint64_t cur = sc_core::sc_time_stamp().value();
+    if (at > cur)
+        sc_core::sc_start(sc_core::sc_time::from_value(at - cur));
     while (sc_core::sc_pending_activity_at_current_time())
         sc_core::sc_start(sc_core::SC_ZERO_TIME);
 }

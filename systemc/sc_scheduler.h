@@ -10,7 +10,8 @@
 // could not keep the contract's "equal times run in scheduling order"; one dispatcher can.
 //
 // now() is sc_time_stamp() in picoseconds. The time resolution must be 1 ps or finer (the
-// default is 1 ps); with a finer one, times past (2^64 - 1) resolution units are -ERANGE.
+// default is 1 ps); with a finer one, times past (2^64 - 1) resolution units are -ERANGE,
+// now() rounds down, and callbacks still run when sc_time_stamp() is exactly their time.
 // Callbacks may be scheduled from anywhere: elaboration, the models' callbacks, or other
 // SystemC processes (an earlier wake-up replaces a later one, which SystemC guarantees).
 #ifndef GBVP_SYSTEMC_SC_SCHEDULER_H
@@ -58,6 +59,7 @@ private:
 
     void dispatch();
     void arm();
+    sc_core::sc_time until(sim_time t) const;
     bool dead(const entry &e) const { return slots_[e.slot].gen != e.gen; }
     void pop();
     void free_slot(uint32_t slot);
@@ -84,7 +86,8 @@ private:
 
 /* Runs the SystemC simulation until absolute time t (ps), including everything due at t
  * (sc_start(d) alone stops before the activity at its end time), as the native kernel's
- * sim_event_kernel_run_until does. Time then stays at t. No effect when t is in the past. */
+ * sim_event_kernel_run_until does. Time then stays at t (sc_time_stamp() exactly t ps, even
+ * when it was between two picoseconds). No effect when t is in the past. */
 void run_until(sim_time t);
 
 /* sc_time_stamp() in picoseconds (resolution 1 ps or finer). */

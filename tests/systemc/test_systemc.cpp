@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -279,6 +280,59 @@ static int process_child()
 static void test_sc_scheduler_woken_earlier_by_another_process(void)
 {
     CU_ASSERT_EQUAL(in_child(process_child), 0);
+}
+
+/* With a resolution finer than 1 ps another process may run between two picoseconds: the
+ * callbacks must still run when sc_time_stamp() is exactly their time (not that fraction of
+ * a picosecond later), and run_until must stop exactly at its limit. */
+struct stamps {
+    const sim_scheduler *s = nullptr;
+    std::vector<std::pair<sim_time, uint64_t>> ran; /* sim_now, sc_time_stamp() in fs */
+};
+
+static void stamp_fn(void *p)
+{
+    stamps *st = static_cast<stamps *>(p);
+    st->ran.emplace_back(sim_now(st->s), sc_core::sc_time_stamp().value());
+}
+
+struct fine_poker : sc_core::sc_module {
+    SC_HAS_PROCESS(fine_poker);
+    stamps *st;
+    explicit fine_poker(const sc_core::sc_module_name &n, stamps *s) : sc_module(n), st(s)
+    {
+        SC_THREAD(run);
+    }
+    void run()
+    {
+        wait(sc_time(1500, sc_core::SC_FS));
+        sim_schedule(st->s, 10, stamp_fn, st, nullptr); /* now() is 1: due at 11 ps */
+    }
+};
+
+static int fine_resolution_child()
+{
+    int fails = 0;
+    sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
+    gbvp_sc::scheduler sched("sched");
+    stamps st;
+    st.s = sched.handle();
+    fine_poker p("poker", &st);
+    CHECK(sim_schedule(st.s, 12, stamp_fn, &st, nullptr) == 0);
+    gbvp_sc::run_until(30);
+    std::vector<std::pair<sim_time, uint64_t>> want = { { 11, 11000 }, { 12, 12000 } };
+    CHECK(st.ran == want);
+    CHECK(sc_core::sc_time_stamp().value() == 30000);
+    sc_core::sc_start(sc_time(2500, sc_core::SC_FS)); /* 32.5 ps */
+    CHECK(gbvp_sc::now_ps() == 32);
+    gbvp_sc::run_until(40);
+    CHECK(sc_core::sc_time_stamp().value() == 40000);
+    return fails;
+}
+
+static void test_sc_scheduler_fine_resolution_runs_callbacks_on_their_picosecond(void)
+{
+    CU_ASSERT_EQUAL(in_child(fine_resolution_child), 0);
 }
 
 /* A random workload with many equal times, delay-0 successors and cancels; the trace must
@@ -629,7 +683,7 @@ struct prober : sc_core::sc_module {
     {
         std::vector<uint8_t> msg = request_bytes();
         uint8_t be[4] = { 0xff, 0xff, 0xff, 0xff };
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
             tlm::tlm_generic_payload p;
             write_payload(p, msg);
             if (i == 0)
@@ -638,6 +692,8 @@ struct prober : sc_core::sc_module {
                 p.set_byte_enable_ptr(be);
                 p.set_byte_enable_length(4);
             }
+            if (i == 2)
+                p.set_streaming_width(4); /* streaming: the message is one unit */
             sc_time d = sc_core::SC_ZERO_TIME;
             out->b_transport(p, d);
             statuses.push_back(p.get_response_status());
@@ -662,7 +718,9 @@ static int refusals_child()
     }
     CHECK(threw);
     gbvp_sc::run_until(SIM_US(10));
+    /* the base protocol's recommended statuses (IEEE 1666-2011, 14.17) */
     std::vector<tlm::tlm_response_status> want = { tlm::TLM_COMMAND_ERROR_RESPONSE,
+                                                   tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE,
                                                    tlm::TLM_BURST_ERROR_RESPONSE,
                                                    tlm::TLM_GENERIC_ERROR_RESPONSE };
     CHECK(pr.statuses == want);
@@ -670,9 +728,90 @@ static int refusals_child()
     return fails;
 }
 
-static void test_sc_tlm_refuses_reads_byte_enables_and_unconnected_cports(void)
+static void test_sc_tlm_refuses_reads_byte_enables_streaming_and_unconnected_cports(void)
 {
     CU_ASSERT_EQUAL(in_child(refusals_child), 0);
+}
+
+/* Sends a message with a streaming width above its length (no streaming: accepted), then a
+ * long one that disconnect() drops before it has left: that call must return, with an
+ * error, when the CPort is disconnected. */
+struct disconnecter : sc_core::sc_module {
+    SC_HAS_PROCESS(disconnecter);
+    tlm_utils::simple_initiator_socket<disconnecter> out;
+    tlm_utils::simple_target_socket<disconnecter> in;
+    gbvp_sc::cport_socket *sock = nullptr; /* sends when set */
+    std::vector<tlm::tlm_response_status> statuses;
+    sim_time cut_at = 0, returned_at = 0;
+    sc_core::sc_event started;
+    explicit disconnecter(const sc_core::sc_module_name &n)
+        : sc_module(n), out("out"), in("in")
+    {
+        in.register_b_transport(this, &disconnecter::receive);
+        SC_THREAD(run);
+        SC_THREAD(cut);
+    }
+    void receive(tlm::tlm_generic_payload &p, sc_time &)
+    {
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+    void send(std::vector<uint8_t> &msg, unsigned width)
+    {
+        tlm::tlm_generic_payload p;
+        write_payload(p, msg);
+        p.set_streaming_width(width);
+        sc_time d = sc_core::SC_ZERO_TIME;
+        out->b_transport(p, d);
+        statuses.push_back(p.get_response_status());
+    }
+    void run()
+    {
+        if (!sock)
+            return;
+        std::vector<uint8_t> msg = request_bytes(), big(4000, 0x5a);
+        send(msg, 2 * (unsigned)msg.size());
+        started.notify(sc_core::SC_ZERO_TIME);
+        send(big, (unsigned)big.size());
+        returned_at = gbvp_sc::now_ps();
+    }
+    void cut()
+    {
+        if (!sock)
+            return;
+        wait(started);
+        wait(sc_time(10, sc_core::SC_NS)); /* 4000 bytes take microseconds to leave */
+        cut_at = gbvp_sc::now_ps();
+        if (sock->disconnect())
+            cut_at = 0;
+    }
+};
+
+static int disconnect_child()
+{
+    int fails = 0;
+    gbvp_sc::unipro_network top("top");
+    two_nodes t(top.net);
+    gbvp_sc::cport_socket ca("ca", t.a, 1), cb("cb", t.b, 1);
+    disconnecter da("da"), db("db");
+    da.sock = &ca;
+    da.out.bind(ca.tx);
+    ca.rx.bind(da.in);
+    db.out.bind(cb.tx);
+    cb.rx.bind(db.in);
+    gbvp_sc::run_until(SIM_MS(1));
+    std::vector<tlm::tlm_response_status> want = { tlm::TLM_OK_RESPONSE,
+                                                   tlm::TLM_GENERIC_ERROR_RESPONSE };
+    CHECK(da.statuses == want);
+    CHECK(da.cut_at != 0);
+    CHECK(da.returned_at == da.cut_at);
+    CHECK(ca.sent() == 1);
+    CHECK(!up_cport_connected(t.a, 1));
+    return fails;
+}
+
+static void test_sc_tlm_disconnect_fails_pending_sends_wide_streaming_width_accepted(void)
+{
+    CU_ASSERT_EQUAL(in_child(disconnect_child), 0);
 }
 
 /* ---- the example against `gbvp model` -------------------------------------------------- */
@@ -758,25 +897,67 @@ static void test_sc_example_without_switch_prints_what_gbvp_model_prints(void)
                                "2ms" });
 }
 
+/* The exit status of argv (output discarded), 128 + signal when killed; it is killed after
+ * 30 s, so that an argument read as "run for good" fails rather than hangs. */
+static int run_status(const std::vector<std::string> &args)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        std::vector<char *> argv;
+        for (const std::string &a : args)
+            argv.push_back(const_cast<char *>(a.c_str()));
+        argv.push_back(nullptr);
+        alarm(30); /* kept across execv */
+        execv(argv[0], argv.data());
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void test_sc_example_refuses_bad_durations(void)
+{
+    /* 2^64 ps overflows; " -5ps" is what strtoull reads as 2^64 - 5 */
+    const char *bad[] = { "18446744073709551616ps", "99999999999999999999ps", " -5ps", "-5ms",
+                          "0ms", "5", "5s", "ms" };
+    for (const char *d : bad) {
+        int rc = run_status({ GBVP_SC_EXAMPLE, "--duration", d });
+        CU_ASSERT_EQUAL(rc, 2);
+        if (rc != 2)
+            fprintf(stderr, "\n--duration '%s': exit status %d\n", d, rc);
+    }
+    CU_ASSERT_EQUAL(run_status({ GBVP_SC_EXAMPLE, "--duration", "18446744073709551615ps",
+                                 "--duration", "1us" }), 0);
+}
+
 static const unit_test scheduler_tests[] = {
     UNIT_TEST(test_sc_scheduler_runs_by_time_then_scheduling_order),
     UNIT_TEST(test_sc_scheduler_cancel),
     UNIT_TEST(test_sc_scheduler_refuses_null_callback_and_overflow),
     UNIT_TEST(test_sc_run_until_runs_events_due_at_the_limit),
     UNIT_TEST(test_sc_scheduler_woken_earlier_by_another_process),
+    UNIT_TEST(test_sc_scheduler_fine_resolution_runs_callbacks_on_their_picosecond),
     UNIT_TEST(test_sc_scheduler_same_sequence_as_native_kernel),
     UNIT_TESTS_END,
 };
 
 static const unit_test tlm_tests[] = {
     UNIT_TEST(test_sc_tlm_round_trip_with_ap_and_module_models),
-    UNIT_TEST(test_sc_tlm_refuses_reads_byte_enables_and_unconnected_cports),
+    UNIT_TEST(test_sc_tlm_refuses_reads_byte_enables_streaming_and_unconnected_cports),
+    UNIT_TEST(test_sc_tlm_disconnect_fails_pending_sends_wide_streaming_width_accepted),
     UNIT_TESTS_END,
 };
 
 static const unit_test example_tests[] = {
     UNIT_TEST(test_sc_example_prints_what_gbvp_model_prints),
     UNIT_TEST(test_sc_example_without_switch_prints_what_gbvp_model_prints),
+    UNIT_TEST(test_sc_example_refuses_bad_durations),
     UNIT_TESTS_END,
 };
 
