@@ -402,8 +402,10 @@ int cmd_scenario_main(int argc, char **argv)
             sim_loop_add(sv.loop, &src);
         }
     }
+    /* this process has no children to stop: a script stuck in one C call past its time
+     * limit may end it (5 s later) */
     sim_scenario_config cfg = { .seed = seed, .timeout_s = (unsigned)timeout, .tap = tap_out,
-                                .args = args, .nargs = nargs,
+                                .stuck_grace_ms = 5000, .args = args, .nargs = nargs,
                                 .event = sv.ctl || sv.sim ? on_event : NULL,
                                 .event_ctx = &sv,
                                 .poll = sv.ctl && !(sv.t->features & SIM_TARGET_REALTIME)

@@ -7,6 +7,7 @@
 #include "gbvp/out_file.h"
 #include "gbvp/paths.h"
 #include "gbvp/scenario/scenario.h"
+#include "gbvp/target/target_local.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,7 +28,8 @@ typedef struct job {
     char *file;
     char dir[PATH_MAX];
     pid_t pid;
-    int status; /* exit status; -1 killed at the time limit, -2 could not start */
+    int status; /* exit status; -1 killed at the time limit, -2 could not start,
+                 * -3 stopped or never started because the runner was interrupted */
     bool done;
     struct timespec start;
     double seconds;
@@ -219,13 +221,13 @@ static void start(runner *r, size_t idx, const char *self)
         j->done = true;
         return;
     }
-    char tap[PATH_MAX + 8], junit[PATH_MAX + 16], log[PATH_MAX + 8], timeout[16];
+    char tap_file[PATH_MAX + 8], junit[PATH_MAX + 16], log[PATH_MAX + 8], timeout[16];
     char pcap[PATH_MAX + 300], trace[PATH_MAX + 300];
     if (r->pcap_dir)
         snprintf(pcap, sizeof pcap, "%s/%s.pcapng", r->pcap_dir, name);
     if (r->trace_dir)
         snprintf(trace, sizeof trace, "%s/%s.json", r->trace_dir, name);
-    snprintf(tap, sizeof tap, "%s/tap", j->dir);
+    snprintf(tap_file, sizeof tap_file, "%s/tap", j->dir);
     snprintf(junit, sizeof junit, "%s/junit.xml", j->dir);
     snprintf(log, sizeof log, "%s/log", j->dir);
     snprintf(timeout, sizeof timeout, "%u", r->timeout_s);
@@ -250,7 +252,7 @@ static void start(runner *r, size_t idx, const char *self)
             argv[n++] = "--scenario";
         argv[n++] = j->file;
         argv[n++] = "--tap";
-        argv[n++] = tap;
+        argv[n++] = tap_file;
         argv[n++] = "--junit";
         argv[n++] = junit;
         argv[n++] = "--timeout";
@@ -313,11 +315,15 @@ static void junit_append(FILE *out, const job *j)
     if (!any) {
         const char *why = j->status == -1 ? "killed at the time limit"
                           : j->status == -2 ? "could not be started"
+                          : j->status == -3 ? "interrupted"
                                             : "ended without writing results (crashed?)";
-        fprintf(out, "<testsuite name=\"%s\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
-                     "  <testcase classname=\"%s\" name=\"scenario\">\n"
-                     "    <error message=\"%s\"/>\n  </testcase>\n</testsuite>\n",
-                name, name, why);
+        /* the name comes from a file name: escaped like any text in the report */
+        fputs("<testsuite name=\"", out);
+        sim_scenario_xml_text(out, name);
+        fputs("\" tests=\"1\" failures=\"0\" errors=\"1\">\n  <testcase classname=\"", out);
+        sim_scenario_xml_text(out, name);
+        fprintf(out, "\" name=\"scenario\">\n    <error message=\"%s\"/>\n  </testcase>\n"
+                     "</testsuite>\n", why);
     }
 }
 
@@ -360,6 +366,116 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
     if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi)
         return false;
     *out = (unsigned)v;
+    return true;
+}
+
+/* Reports in order, as soon as every earlier scenario is reported. */
+static void report_done(const runner *r, size_t next, size_t *reported, unsigned *passed,
+                        unsigned *failed)
+{
+    while (*reported < next && r->jobs[*reported].done) {
+        const job *j = &r->jobs[(*reported)++];
+        if (j->status == 0) {
+            (*passed)++;
+            char why[256];
+            skip_reason(j, why, sizeof why);
+            if (*why)
+                printf("ok %zu - %s # SKIP %s\n", *reported, j->file, why);
+            else
+                printf("ok %zu - %s (%.2f s)\n", *reported, j->file, j->seconds);
+        } else if (!j->dir[0]) {
+            (*failed)++;
+            printf("not ok %zu - %s (not started: interrupted)\n", *reported, j->file);
+        } else {
+            (*failed)++;
+            printf("not ok %zu - %s (%s; log, TAP and JUnit in %s)\n", *reported, j->file,
+                   j->status == -1 ? "killed at the time limit"
+                   : j->status == -2 ? "could not start"
+                   : j->status == -3 ? "interrupted"
+                   : j->status == 1  ? "failed"
+                                     : "ended abnormally",
+                   j->dir);
+            if (j->status != -3)
+                print_why(j);
+        }
+        fflush(stdout);
+    }
+}
+
+/* SIGINT or SIGTERM to the runner: it stops its scenarios and reports, rather than dying
+ * and leaving them running on their own with an empty --junit file. */
+static volatile sig_atomic_t interrupted;
+
+static void on_stop_signal(int sig)
+{
+    interrupted = sig;
+}
+
+static void catch_stop_signals(struct sigaction old[2])
+{
+    struct sigaction sa = { .sa_handler = on_stop_signal };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old[0]);
+    sigaction(SIGTERM, &sa, &old[1]);
+}
+
+/* Ends the running scenarios (SIGTERM, then SIGKILL after 5 s) and marks them and those
+ * never started as interrupted. */
+static void stop_all(runner *r, size_t next)
+{
+    for (size_t i = 0; i < next; i++)
+        if (!r->jobs[i].done && r->jobs[i].pid)
+            kill(r->jobs[i].pid, SIGTERM);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (size_t i = 0; i < r->njobs; i++) {
+        job *j = &r->jobs[i];
+        if (j->done)
+            continue;
+        while (i < next && j->pid && waitpid(j->pid, NULL, WNOHANG) == 0) {
+            if (since(&t0) > 5.0) {
+                kill(j->pid, SIGKILL);
+                waitpid(j->pid, NULL, 0);
+                break;
+            }
+            nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+        }
+        j->status = -3;
+        j->done = true;
+    }
+}
+
+/* The options passed on to every scenario, checked once here: a bad one is bad usage
+ * (status 2) before anything runs, not N scenarios that each end abnormally. */
+static bool forward_ok(const char *opt, const char *v)
+{
+    char *end;
+    if (!strcmp(opt, "--seed")) {
+        errno = 0;
+        unsigned long long n = strtoull(v, &end, 0);
+        if (errno || end == v || *end || v[0] == '-' || n > INT64_MAX) {
+            fprintf(stderr, "gbvp test: --seed %s: want a number 0..2^63-1\n", v);
+            return false;
+        }
+    } else if (!strcmp(opt, "--set")) {
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v) {
+            fprintf(stderr, "gbvp test: --set %s: want NAME=VALUE\n", v);
+            return false;
+        }
+    } else if (!strcmp(opt, "--target")) {
+        sim_local_ap kind;
+        if (sim_local_ap_parse(v, &kind)) {
+            fprintf(stderr, "gbvp test: --target %s: want test-ap, gbvp-sim or guest\n", v);
+            return false;
+        }
+    } else if (!strcmp(opt, "--timing")) {
+        sw_timing t;
+        if (sw_timing_parse(v, &t)) {
+            fprintf(stderr, "gbvp test: --timing %s: want off, frame or message\n", v);
+            return false;
+        }
+    }
     return true;
 }
 
@@ -424,6 +540,8 @@ int cmd_test_main(int argc, char **argv)
             r.guest = true;
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--set") || !strcmp(a, "--target") ||
                    !strcmp(a, "--timing")) {
+            if (!forward_ok(a, v))
+                goto out;
             if (r.nforward + 2 > MAX_FORWARD) {
                 fprintf(stderr, "gbvp test: too many --seed/--set/--target/--timing options\n");
                 goto out;
@@ -489,11 +607,13 @@ int cmd_test_main(int argc, char **argv)
         goto out;
     }
 
+    struct sigaction old_sa[2];
+    catch_stop_signals(old_sa);
     printf("TAP version 13\n1..%zu\n", r.njobs);
     fflush(stdout);
     size_t next = 0, running = 0, finished = 0, reported = 0;
     unsigned passed = 0, failed = 0;
-    while (finished < r.njobs) {
+    while (finished < r.njobs && !interrupted) {
         while (running < r.nproc && next < r.njobs) {
             start(&r, next, self);
             if (r.jobs[next].done)
@@ -523,37 +643,26 @@ int cmd_test_main(int argc, char **argv)
             running--;
             finished++;
         }
-        /* Report in order, as soon as every earlier scenario is reported. */
-        while (reported < next && r.jobs[reported].done) {
-            job *j = &r.jobs[reported++];
-            if (j->status == 0) {
-                passed++;
-                char why[256];
-                skip_reason(j, why, sizeof why);
-                if (*why)
-                    printf("ok %zu - %s # SKIP %s\n", reported, j->file, why);
-                else
-                    printf("ok %zu - %s (%.2f s)\n", reported, j->file, j->seconds);
-            } else {
-                failed++;
-                printf("not ok %zu - %s (%s; log, TAP and JUnit in %s)\n", reported, j->file,
-                       j->status == -1 ? "killed at the time limit"
-                       : j->status == -2 ? "could not start"
-                       : j->status == 1  ? "failed"
-                                         : "ended abnormally",
-                       j->dir);
-                print_why(j);
-            }
-            fflush(stdout);
-        }
+        report_done(&r, next, &reported, &passed, &failed);
         if (finished < r.njobs)
             nanosleep(&(struct timespec){ .tv_nsec = 5000000 }, NULL);
     }
+    int sig = interrupted;
+    if (sig) {
+        /* every scenario still running or not started is reported as interrupted, so
+         * the TAP plan and the JUnit file stay complete */
+        stop_all(&r, next);
+        report_done(&r, r.njobs, &reported, &passed, &failed);
+        printf("# gbvp test: interrupted by %s\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    }
+    sigaction(SIGINT, &old_sa[0], NULL);
+    sigaction(SIGTERM, &old_sa[1], NULL);
+    bool report_failed = false; /* a report not written fails the run, not a scenario */
     if (r.junit) {
         int jr = sim_out_file_write(&junit_out, write_junit, &r);
         if (jr) {
             fprintf(stderr, "gbvp test: cannot write %s: %s\n", r.junit, strerror(-jr));
-            failed++;
+            report_failed = true;
         }
     }
     if (!r.keep)
@@ -563,7 +672,7 @@ int cmd_test_main(int argc, char **argv)
     if (!failed && !r.keep)
         rmdir(r.artifacts); /* only if empty */
     printf("%u passed, %u failed\n", passed, failed);
-    rc = failed ? 1 : 0;
+    rc = sig ? 128 + sig : failed || report_failed ? 1 : 0;
 out:
     sim_out_file_abandon(&junit_out); /* still open: no scenario ran */
     for (size_t i = 0; i < r.njobs; i++)

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Identity of the error object gbvp.assert raises after recording its failure. */
 static const char assert_abort_key = 0;
@@ -149,17 +150,99 @@ void sc_record_skip(sim_scenario *sc, const char *name, const char *reason)
     record(sc, true, name, NULL, NULL, reason && *reason ? reason : "skipped");
 }
 
-/* Count hook: stops a script that runs past its wall-clock limit (an endless loop). */
+static bool past(const struct timespec *deadline)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec > deadline->tv_sec ||
+           (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
+}
+
+/* Count hook: stops a script that runs past its wall-clock limit (an endless loop). Once
+ * past it, the hook runs at every instruction: a pcall that caught the error (a loop
+ * around pcall, an endless on_ap_step callback) cannot run on, the error climbs to the
+ * top of the script. */
 static void deadline_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     sim_scenario *sc = sc_from_lua(L);
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec > sc->deadline.tv_sec ||
-        (now.tv_sec == sc->deadline.tv_sec && now.tv_nsec >= sc->deadline.tv_nsec))
-        sc_error(L, "the scenario ran past its time limit of %u s (an endless loop?)",
-                   sc->cfg.timeout_s);
+    if (!sc->expired) {
+        if (!past(&sc->deadline))
+            return;
+        sc->expired = true;
+        lua_sethook(L, deadline_hook, LUA_MASKCOUNT, 1);
+    }
+    /* level 0: a hook has no frame of its own, the running function is the script's */
+    luaL_where(L, 0);
+    lua_pushfstring(L, "the scenario ran past its time limit of %d s (an endless loop?)",
+                    (int)sc->cfg.timeout_s);
+    lua_concat(L, 2);
+    lua_error(L);
+}
+
+/* The watchdog: a script stuck inside one C call (a long gbvp.wait on a slow target, a
+ * pattern search that backtracks for hours) runs no instruction the hook could stop.
+ * When it is still running stuck_grace_ms past its deadline the process ends, saying
+ * why, with exit status 1: the documented limit holds, not only under gbvp test. */
+static void *watchdog_main(void *arg)
+{
+    sim_scenario *sc = arg;
+    unsigned grace = sc->cfg.stuck_grace_ms;
+    struct timespec until = sc->deadline;
+    until.tv_sec += grace / 1000;
+    until.tv_nsec += (long)(grace % 1000) * 1000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&sc->watchdog_mu);
+    int rc = 0;
+    while (!sc->watchdog_stop && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&sc->watchdog_cv, &sc->watchdog_mu, &until);
+    bool stop = sc->watchdog_stop;
+    pthread_mutex_unlock(&sc->watchdog_mu);
+    if (stop)
+        return NULL;
+    char msg[256];
+    int n = snprintf(msg, sizeof msg,
+                     "gbvp scenario: error: the scenario ran past its time limit of %u s "
+                     "inside one call that cannot be interrupted (a long gbvp.wait, a "
+                     "costly string pattern?); ending the process\n",
+                     sc->cfg.timeout_s);
+    /* the main thread is stuck, maybe inside stdio: only write(2) and _exit are safe */
+    if (write(STDERR_FILENO, msg, (size_t)n) < 0)
+        _exit(1);
+    _exit(1);
+}
+
+static void watchdog_start(sim_scenario *sc)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_mutex_init(&sc->watchdog_mu, NULL);
+    pthread_cond_init(&sc->watchdog_cv, &attr);
+    pthread_condattr_destroy(&attr);
+    sc->watchdog_stop = false;
+    sc->watchdog_on = pthread_create(&sc->watchdog, NULL, watchdog_main, sc) == 0;
+    if (!sc->watchdog_on) {
+        pthread_cond_destroy(&sc->watchdog_cv);
+        pthread_mutex_destroy(&sc->watchdog_mu);
+    }
+}
+
+static void watchdog_stop(sim_scenario *sc)
+{
+    if (!sc->watchdog_on)
+        return;
+    pthread_mutex_lock(&sc->watchdog_mu);
+    sc->watchdog_stop = true;
+    pthread_cond_signal(&sc->watchdog_cv);
+    pthread_mutex_unlock(&sc->watchdog_mu);
+    pthread_join(sc->watchdog, NULL);
+    pthread_cond_destroy(&sc->watchdog_cv);
+    pthread_mutex_destroy(&sc->watchdog_mu);
+    sc->watchdog_on = false;
 }
 
 static void open_sandbox(lua_State *L)
@@ -268,12 +351,15 @@ static int run(sim_scenario *sc, int load_status)
             sc->deadline = t0;
             sc->deadline.tv_sec += sc->cfg.timeout_s;
             lua_sethook(L, deadline_hook, LUA_MASKCOUNT, 10000);
+            if (sc->cfg.stuck_grace_ms)
+                watchdog_start(sc);
         }
         lua_pushcfunction(L, msgh);
         lua_insert(L, -2);
         status = lua_pcall(L, 0, 0, -2);
         lua_remove(L, status == LUA_OK ? -1 : -2);
         lua_sethook(L, NULL, 0, 0);
+        watchdog_stop(sc);
     }
     if (status != LUA_OK) {
         if (lua_touserdata(L, -1) == &skip_key) {

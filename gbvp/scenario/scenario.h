@@ -40,6 +40,11 @@ typedef struct sim_scenario_config {
     /* The most memory the script's Lua state may hold (an allocation past it fails with
      * an error naming the limit); 0 = 256 MiB. */
     size_t mem_limit;
+    /* How long past timeout_s a script stuck inside one C call (a long gbvp.wait, a
+     * pattern search), where the Lua hook cannot stop it, may go on before the process
+     * is ended with exit status 1; 0 = never (a process with children to stop, such as
+     * gbvp run's QEMU and simulator, must not end that way). */
+    unsigned stuck_grace_ms;
 } sim_scenario_config;
 
 typedef struct sim_scenario sim_scenario;
@@ -72,5 +77,9 @@ typedef struct sim_scenario_junit {
     const char *suite;
 } sim_scenario_junit;
 int sim_scenario_junit_write(FILE *f, void *ctx);
+/* Writes s as XML character data or attribute text: markup escaped, and every byte that
+ * is not part of a UTF-8 sequence XML 1.0 allows (control characters, invalid UTF-8)
+ * written as '?', so that a report is well-formed whatever a script named its checks. */
+void sim_scenario_xml_text(FILE *f, const char *s);
 
 #endif

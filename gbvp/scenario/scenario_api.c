@@ -61,6 +61,12 @@ static void after_run(lua_State *L, sim_scenario *sc)
     notice_activations(sc);
     if (sc->cfg.poll)
         sc->cfg.poll(sc->cfg.poll_ctx);
+    if (sc->hook_skipped) {
+        /* the skip is recorded: it ends the script as gbvp.skip does */
+        sc->hook_skipped = false;
+        lua_pushlightuserdata(L, sc_skip_marker());
+        lua_error(L);
+    }
     if (sc->hook_error) {
         lua_pushstring(L, sc->hook_error);
         free(sc->hook_error);
@@ -81,7 +87,8 @@ static unsigned check_slot(lua_State *L, int arg)
     lua_Integer slot = luaL_checkinteger(L, arg);
     unsigned n = sc->t.ops->num_slots(sc->t.ctx);
     if (slot < 0 || slot >= (lua_Integer)n)
-        sc_error(L, "slot %d does not exist (the frame has slots 0..%u)", (int)slot, n - 1);
+        sc_error(L, "slot %lld does not exist (the frame has slots 0..%u)", (long long)slot,
+                 n - 1);
     return (unsigned)slot;
 }
 
@@ -89,7 +96,7 @@ static uint8_t check_intf_id(lua_State *L, int arg)
 {
     lua_Integer id = luaL_checkinteger(L, arg);
     if (id < 0 || id > 255)
-        sc_error(L, "interface id %d is out of range (0..255)", (int)id);
+        sc_error(L, "interface id %lld is out of range (0..255)", (long long)id);
     return (uint8_t)id;
 }
 
@@ -163,7 +170,7 @@ static double check_ms(lua_State *L, int arg, const char *what)
 {
     lua_Number ms = luaL_checknumber(L, arg);
     if (!(ms >= 0 && ms <= MAX_WAIT_MS))
-        sc_error(L, "%s: %f ms is not a duration (0 .. 24 h)", what, (double)ms);
+        sc_error(L, "%s: %g ms is not a duration (0 .. 24 h)", what, (double)ms);
     return (double)ms;
 }
 
@@ -197,8 +204,10 @@ static int l_wait_for(lua_State *L)
     luaL_checktype(L, 1, LUA_TFUNCTION);
     double timeout = check_ms(L, 2, "gbvp.wait_for timeout");
     double step = luaL_optnumber(L, 3, 10);
-    if (!(step > 0 && step <= MAX_WAIT_MS))
-        return sc_error(L, "gbvp.wait_for: step %f ms must be above 0", step);
+    /* a step below the clock's resolution (1 ps) would never move the clock: the loop
+     * would spin without end */
+    if (!(step >= 1e-9 && step <= MAX_WAIT_MS))
+        return sc_error(L, "gbvp.wait_for: step %g ms is not 1e-09 (1 ps) .. 24 h", step);
     char at[256];
     where(L, at, sizeof at);
     double waited = 0;
@@ -625,7 +634,7 @@ static int l_guest(lua_State *L)
     const char *cmd = luaL_checkstring(L, 1);
     lua_Integer t = luaL_optinteger(L, 2, 10000);
     if (t <= 0 || t > 3600000)
-        return sc_error(L, "gbvp.guest: timeout %d ms is not 1 .. 3600000", (int)t);
+        return sc_error(L, "gbvp.guest: timeout %lld ms is not 1 .. 3600000", (long long)t);
     if (!(sc->t.features & SIM_TARGET_GUEST))
         return sc_error(L, "gbvp.guest: no guest is attached (target %s runs without "
                           "QEMU); this step needs a guest with its agent", sc->t.name);
@@ -879,15 +888,23 @@ static void step_hook(void *ctx, const char *what)
 {
     sim_scenario *sc = ctx;
     lua_State *L = sc->L;
-    if (sc->step_hook_ref == LUA_NOREF || sc->hook_error || !strstr(what, sc->step_needle))
+    if (sc->step_hook_ref == LUA_NOREF || sc->hook_error || sc->hook_skipped ||
+        !strstr(what, sc->step_needle))
         return;
     lua_rawgeti(L, LUA_REGISTRYINDEX, sc->step_hook_ref);
     lua_pushstring(L, what);
     if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
-        if (lua_touserdata(L, -1) == sc_assert_abort_marker())
+        if (lua_touserdata(L, -1) == sc_skip_marker())
+            sc->hook_skipped = true;
+        else if (lua_touserdata(L, -1) == sc_assert_abort_marker())
             sc->hook_error = strdup("gbvp.assert failed inside gbvp.on_ap_step");
-        else
-            sc->hook_error = strdup(lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
+        else if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER)
+            sc->hook_error = strdup(lua_tostring(L, -1));
+        else {
+            sc->hook_error = strdup(lua_pushfstring(L, "gbvp.on_ap_step: the callback raised "
+                                                   "a %s value", luaL_typename(L, -1)));
+            lua_pop(L, 1);
+        }
         lua_pop(L, 1);
     }
 }

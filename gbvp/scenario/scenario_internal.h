@@ -5,6 +5,7 @@
 #define GBVP_GBVP_SCENARIO_SCENARIO_INTERNAL_H
 
 #include <lua.h>
+#include <pthread.h>
 #include <time.h>
 
 #include "event-kernel/rng.h"
@@ -31,9 +32,16 @@ struct sim_scenario {
     sim_rng rng;          /* gbvp.random */
     struct timespec deadline;
     bool has_deadline, ran;
+    bool expired;         /* past the deadline: every Lua instruction raises the error */
+    /* the watchdog thread that ends a script stuck in C past its deadline */
+    pthread_t watchdog;
+    pthread_mutex_t watchdog_mu;
+    pthread_cond_t watchdog_cv;
+    bool watchdog_on, watchdog_stop;
     int step_hook_ref;    /* LUA_NOREF or the Lua function of gbvp.on_ap_step */
     char *step_needle;
     char *hook_error;     /* an error raised inside the step hook, raised again later */
+    bool hook_skipped;    /* gbvp.skip inside the step hook: the skip is raised again later */
     uint64_t active_seen[4]; /* interface ids seen active (ACTIVATED events) */
     double wall_s;        /* how long the run took */
     size_t mem;           /* bytes the Lua state holds; allocations past mem_limit fail */

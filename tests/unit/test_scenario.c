@@ -3,8 +3,10 @@
 // script errors name file:line, wait_for gives up at its timeout, the seed fixes
 // gbvp.random, the sandbox has no io/os, missing features fail loudly, JUnit is valid.
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gbvp/scenario/scenario.h"
@@ -249,7 +251,7 @@ static void test_scenario_bad_arguments_name_what_is_wrong(void)
         { "gbvp.insert(0, 'sensor') gbvp.gpio_set(0, 99, 1)", "line 99 does not exist" },
         { "gbvp.insert(0, 'battery') gbvp.battery_set(0, 'colour', 1)",
           "gbvp.battery_set: unknown property 'colour'" },
-        { "gbvp.wait(-1)", "gbvp.wait: -1.000000 ms is not a duration" },
+        { "gbvp.wait(-1)", "gbvp.wait: -1 ms is not a duration" },
         { "gbvp.wait(0/0)", "is not a duration" },
         { "gbvp.interface_state(300)", "interface id 300 is out of range" },
         { "gbvp.insert(0, 'sensor') gbvp.i2c_read(0, 0x48, 0, 1)", "no EEPROM at address 0x48" },
@@ -328,6 +330,109 @@ static void test_scenario_junit_escapes_and_counts(void)
     finish(&r);
 }
 
+/* An error caught by pcall does not let the script run on past its limit. */
+static void test_scenario_time_limit_cannot_be_caught_by_pcall(void)
+{
+    run r;
+    start(&r, 1, 1, NULL, 0);
+    CU_ASSERT_EQUAL(sim_scenario_run_string(r.sc, "=t.lua",
+                                            "while true do\n"
+                                            "  pcall(function() while true do end end)\n"
+                                            "end\n"), 1);
+    CU_ASSERT_TRUE(error_has(&r, "t.lua:"));
+    CU_ASSERT_TRUE(error_has(&r, "ran past its time limit of 1 s"));
+    finish(&r);
+}
+
+/* A script stuck inside one C call (a backtracking pattern) ends the process with
+ * status 1 a grace period past its limit: run in a child, it must not hang. */
+static void test_scenario_stuck_in_c_ends_the_process(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_TRUE_FATAL(pid >= 0);
+    if (pid == 0) {
+        char err[320];
+        sim_local_config lc = { .sim = { .num_slots = 1 }, .ap = SIM_LOCAL_TEST_AP };
+        sim_local *t = sim_local_new(&lc, err, sizeof err);
+        FILE *devnull = fopen("/dev/null", "w");
+        if (!t || !devnull)
+            _exit(3);
+        sim_scenario_config c = { .seed = 1, .timeout_s = 1, .tap = devnull,
+                                  .stuck_grace_ms = 100 };
+        sim_scenario *sc = sim_scenario_new(&c, sim_local_target(t), err, sizeof err);
+        if (!sc)
+            _exit(3);
+        dup2(fileno(devnull), STDERR_FILENO);
+        sim_scenario_run_string(sc, "=t.lua", "string.find(string.rep('a', 40), "
+                                "'(.-)(.-)(.-)(.-)(.-)(.-)(.-)(.-)b')\n");
+        _exit(4); /* the pattern search ended by itself: the test proves nothing */
+    }
+    int st = 0;
+    for (int i = 0; i < 1000 && waitpid(pid, &st, WNOHANG) == 0; i++)
+        usleep(10000);
+    if (waitpid(pid, &st, WNOHANG) == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+        CU_FAIL("a script stuck in C ran 10 s past its 1 s limit");
+        return;
+    }
+    CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+}
+
+static void test_scenario_odd_numbers_are_named_as_given(void)
+{
+    static const struct {
+        const char *code, *needle;
+    } cases[] = {
+        { "gbvp.module(math.maxinteger)\n", "slot 9223372036854775807 does not exist" },
+        { "gbvp.interface(-2^40)\n", "interface id -1099511627776 is out of range" },
+        { "gbvp.wait_for(function() end, 1, 1e-300)\n", "step 1e-300 ms is not 1e-09" },
+        { "gbvp.wait(1e300)\n", "1e+300 ms is not a duration" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        run r;
+        run_string(&r, cases[i].code);
+        CU_ASSERT_EQUAL(r.rc, 1);
+        CU_ASSERT_TRUE(error_has(&r, cases[i].needle));
+        finish(&r);
+    }
+}
+
+/* gbvp.skip inside an on_ap_step callback ends the scenario, passed, as outside it. */
+static void test_scenario_skip_inside_step_hook_ends_the_script(void)
+{
+    run r;
+    run_string(&r, "gbvp.on_ap_step('INTF_ACTIVATE', function() gbvp.skip('later') end)\n"
+                   "gbvp.insert(0, 'sensor')\n"
+                   "gbvp.check(false, 'never reached')\n");
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_EQUAL(sim_scenario_failed(r.sc), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.tap, "ok 1 - scenario # SKIP later"));
+    CU_ASSERT_PTR_NULL(strstr(r.tap, "never reached"));
+    finish(&r);
+}
+
+/* Invalid UTF-8 and control characters in names do not make the report malformed. */
+static void test_scenario_junit_is_utf8_whatever_the_names(void)
+{
+    run r;
+    run_string(&r, "gbvp.check(true, 'bad \\xff\\xc0\\x80 \\xed\\xa0\\x80 ok \\xc3\\xa9')\n"
+                   "gbvp.check(false, 'ctl \\1', 'detail \\xfe')\n");
+    FILE *f = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(sim_scenario_write_junit(r.sc, f, "s\xff"), 0);
+    rewind(f);
+    char buf[4096] = { 0 };
+    CU_ASSERT_TRUE(fread(buf, 1, sizeof buf - 1, f) > 0);
+    fclose(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "name=\"s?\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "bad ??? ??? ok \xc3\xa9"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "ctl ?"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "detail ?"));
+    finish(&r);
+}
+
 static const unit_test tests[] = {
     UNIT_TEST(test_scenario_checks_become_tap_lines_and_exit_status),
     UNIT_TEST(test_scenario_failed_check_fails_the_run_and_names_its_line),
@@ -344,6 +449,11 @@ static const unit_test tests[] = {
     UNIT_TEST(test_scenario_backends_reach_the_ap),
     UNIT_TEST(test_scenario_endless_loop_stops_at_the_time_limit),
     UNIT_TEST(test_scenario_junit_escapes_and_counts),
+    UNIT_TEST(test_scenario_time_limit_cannot_be_caught_by_pcall),
+    UNIT_TEST(test_scenario_stuck_in_c_ends_the_process),
+    UNIT_TEST(test_scenario_odd_numbers_are_named_as_given),
+    UNIT_TEST(test_scenario_skip_inside_step_hook_ends_the_script),
+    UNIT_TEST(test_scenario_junit_is_utf8_whatever_the_names),
     UNIT_TESTS_END,
 };
 
