@@ -759,11 +759,13 @@ static const struct {
  * and arrays are scanned, anything else is refused later as not an object. `missing`: the
  * '"', '}' or ']' a line that stops too early leaves open, else 0; json-glib's message
  * would name whatever token came last (e.g. "invalid string constant" for
- * `{"cmd": "status"`), so the reply says what is missing instead. */
-static void scan_line(const char *s, size_t len, bool *single, char *missing)
+ * `{"cmd": "status"`), so the reply says what is missing instead. `nul`: a string holds
+ * the escape \u0000. */
+static void scan_line(const char *s, size_t len, bool *single, char *missing, bool *nul)
 {
     *single = true;
     *missing = 0;
+    *nul = false;
     size_t i = 0;
     while (i < len && strchr(" \t\r\n", s[i]))
         i++;
@@ -775,10 +777,14 @@ static void scan_line(const char *s, size_t len, bool *single, char *missing)
     for (; i < len; i++) {
         char ch = s[i];
         if (in_str) {
-            if (ch == '\\')
+            if (ch == '\\') {
+                /* \u0000: json-glib's strings are C strings, which would end there */
+                if (len - i >= 6 && !memcmp(s + i + 1, "u0000", 5))
+                    *nul = true;
                 i++;
-            else if (ch == '"')
+            } else if (ch == '"') {
                 in_str = false;
+            }
         } else if (ch == '"') {
             in_str = true;
         } else if (ch == '{' || ch == '[') {
@@ -827,18 +833,22 @@ char *ctl_handle(sim_ctl *c, ctl_client *cl, const char *line, size_t len)
     JsonParser *p = json_parser_new();
     r.b = json_builder_new();
     json_builder_begin_object(r.b);
-    bool ok = false, single = true;
+    bool ok = false, single = true, nul = false;
     char missing = 0;
     json_echo echo;
     JsonNode *id = NULL;
     if (len <= SIM_CTL_MAX_LINE)
-        scan_line(line, len, &single, &missing);
+        scan_line(line, len, &single, &missing, &nul);
     if (len > SIM_CTL_MAX_LINE) {
         fail(&r, "request line longer than %u bytes", SIM_CTL_MAX_LINE);
     } else if (memchr(line, 0, len) || !g_utf8_validate(line, (gssize)len, NULL)) {
         fail(&r, "request is not UTF-8 text");
     } else if (!single) {
         fail(&r, "request is not JSON: more than one value on the line");
+    } else if (nul) {
+        /* "sensor\u0000junk" would insert a sensor: refused whole, its id not echoed */
+        fail(&r, "request holds a string with a NUL character (\\u0000), where its text "
+                 "would end");
     } else {
         GError *e = NULL;
         if (!json_parser_load_from_data(p, line, (gssize)len, &e) && missing) {

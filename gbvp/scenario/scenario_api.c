@@ -100,6 +100,18 @@ static uint8_t check_intf_id(lua_State *L, int arg)
     return (uint8_t)id;
 }
 
+/* A string argument the C side reads as a C string: one with a NUL byte inside would be
+ * cut there and its tail ignored ("sensor\0junk" inserting a sensor), so it is refused. */
+static const char *check_text(lua_State *L, int arg)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, arg, &len);
+    if (strlen(s) != len)
+        luaL_argerror(L, arg, lua_pushfstring(L, "a NUL byte at position %d would end the "
+                                                 "text there", (int)strlen(s) + 1));
+    return s;
+}
+
 /* ---- modules ---- */
 
 /* gbvp.insert(slot, module [, {settle=false}]) -> interface id; module is a catalog name
@@ -108,7 +120,7 @@ static int l_insert(lua_State *L)
 {
     sim_scenario *sc = SC(L);
     unsigned slot = check_slot(L, 1);
-    const char *spec = luaL_checkstring(L, 2);
+    const char *spec = check_text(L, 2);
     bool do_settle = true;
     if (lua_istable(L, 3)) {
         lua_getfield(L, 3, "settle");
@@ -337,7 +349,7 @@ static void typed_args(lua_State *L, const sim_typed_cmd *cmd, int first, int la
                     sc_error(L, "property code %d is out of range", (int)n);
                 v[i].i = n;
             } else {
-                v[i].text = luaL_checkstring(L, at);
+                v[i].text = check_text(L, at);
             }
             break;
         case SIM_TYPED_BYTES: {
@@ -409,7 +421,7 @@ static int l_cmd(lua_State *L)
 {
     sim_scenario *sc = SC(L);
     unsigned slot = check_slot(L, 1);
-    const char *line = luaL_checkstring(L, 2);
+    const char *line = check_text(L, 2);
     lua_Integer idx = luaL_optinteger(L, 3, 0);
     if (idx < 0 || idx >= SIM_TARGET_INTERFACES_MAX)
         return sc_error(L, "gbvp.cmd: interface index %lld is not 0..%d", (long long)idx,
@@ -631,7 +643,7 @@ static int l_link_mode(lua_State *L)
 static int l_guest(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    const char *cmd = luaL_checkstring(L, 1);
+    const char *cmd = check_text(L, 1);
     lua_Integer t = luaL_optinteger(L, 2, 10000);
     if (t <= 0 || t > 3600000)
         return sc_error(L, "gbvp.guest: timeout %lld ms is not 1 .. 3600000", (long long)t);
@@ -674,7 +686,7 @@ static int cond_check(lua_State *L, bool stop)
 {
     sim_scenario *sc = SC(L);
     luaL_checkany(L, 1);
-    const char *name = luaL_checkstring(L, 2);
+    const char *name = check_text(L, 2);
     bool ok = lua_toboolean(L, 1);
     char at[256];
     sc_record(sc, ok, name, where(L, at, sizeof at), detail_arg(L, 3, "condition was false"));
@@ -702,7 +714,7 @@ static int l_assert(lua_State *L)
 static int l_skip(lua_State *L)
 {
     sim_scenario *sc = SC(L);
-    const char *reason = luaL_checkstring(L, 1);
+    const char *reason = check_text(L, 1);
     sc_record_skip(sc, "scenario", reason);
     lua_pushlightuserdata(L, sc_skip_marker());
     return lua_error(L);
@@ -713,7 +725,7 @@ static int eq(lua_State *L, bool stop)
 {
     sim_scenario *sc = SC(L);
     luaL_checkany(L, 2);
-    const char *name = luaL_checkstring(L, 3);
+    const char *name = check_text(L, 3);
     bool ok = lua_rawequal(L, 1, 2) || lua_compare(L, 1, 2, LUA_OPEQ);
     char at[256];
     where(L, at, sizeof at);
@@ -872,7 +884,7 @@ static int l_ap_traced(lua_State *L)
 {
     sim_scenario *sc = SC(L);
     need_test_ap(L, "gbvp.ap_traced");
-    lua_pushboolean(L, sc->t.ops->ap_traced(sc->t.ctx, luaL_checkstring(L, 1)));
+    lua_pushboolean(L, sc->t.ops->ap_traced(sc->t.ctx, check_text(L, 1)));
     return 1;
 }
 
@@ -925,7 +937,7 @@ static int l_on_ap_step(lua_State *L)
         sc->t.ops->ap_step_hook(sc->t.ctx, NULL, NULL);
         return 0;
     }
-    const char *needle = luaL_checkstring(L, 1);
+    const char *needle = check_text(L, 1);
     luaL_checktype(L, 2, LUA_TFUNCTION);
     sc->step_needle = strdup(needle);
     if (!sc->step_needle)

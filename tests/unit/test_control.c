@@ -139,6 +139,11 @@ static void test_control_refuses_bad_requests_naming_the_problem(void)
           "{\"ok\":false,\"error\":\"request holds a number out of the range of a double" },
         { "{\"cmd\":\"ping\",\"id\":{\"a\":[-1e999]}}", "out of the range of a double" },
         { "{\"cmd\":\"ping\",\"id\":1e300}", "\"ok\":true" },
+        /* \u0000 would end the text there ("sensor\u0000junk" inserted a sensor): refused
+         * whole; an escaped backslash before "u0000" is text */
+        { "{\"cmd\":\"insert\",\"slot\":0,\"module\":\"sensor\\u0000junk\"}",
+          "{\"ok\":false,\"error\":\"request holds a string with a NUL character" },
+        { "{\"cmd\":\"ping\",\"id\":\"a\\\\u0000\"}", "\"ok\":true" },
         /* drive needs a lockstep clock */
         { "{\"cmd\":\"drive\"}", "drive needs a lockstep clock" },
         { "{\"cmd\":\"drive\",\"on\":1}", "field 'on' must be true or false" },

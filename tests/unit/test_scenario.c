@@ -259,6 +259,10 @@ static void test_scenario_bad_arguments_name_what_is_wrong(void)
         { "gbvp.random(5, 1)", "gbvp.random: interval is empty" },
         { "gbvp.insert(0, 'keyboard') gbvp.hid_input(0, 'abc')",
           "gbvp.hid_input: an input report is 8 bytes, not 3" },
+        /* a C string would end at the NUL: 'sensor' inserted, the rest ignored */
+        { "gbvp.insert(0, 'sensor\\0junk')",
+          "bad argument #2 to 'insert' (a NUL byte at position 7 would end the text there)" },
+        { "gbvp.check(true, 'a\\0b')", "bad argument #2 to 'check' (a NUL byte at position 2" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         run r;
