@@ -754,18 +754,45 @@ static const struct {
     { "trace", cmd_trace },         { "drive", cmd_drive },
 };
 
+/* Where the number token starting at s[i] ends. */
+static size_t number_end(const char *s, size_t len, size_t i)
+{
+    while (i < len && strchr("0123456789+-.eE", s[i]))
+        i++;
+    return i;
+}
+
+/* Whether a number token is an integer (no fraction, no exponent) outside int64: json-glib
+ * reads it wrapped round, without a word (-18446744073709551615 as 1, 2^63 as -2^63), so a
+ * field would take a value the client never wrote. */
+static bool integer_out_of_range(const char *tok, size_t n)
+{
+    if (memchr(tok, '.', n) || memchr(tok, 'e', n) || memchr(tok, 'E', n))
+        return false;
+    char buf[32];
+    if (n >= sizeof buf)
+        return true; /* more digits than any int64 has (JSON allows no leading zeros) */
+    memcpy(buf, tok, n);
+    buf[n] = '\0';
+    errno = 0;
+    (void)strtoll(buf, NULL, 10);
+    return errno == ERANGE;
+}
+
 /* The shape of a request line, before json-glib parses it. `single`: one JSON value and
  * nothing after it but white space (json-glib alone accepts "{...} {...}"); only objects
  * and arrays are scanned, anything else is refused later as not an object. `missing`: the
  * '"', '}' or ']' a line that stops too early leaves open, else 0; json-glib's message
  * would name whatever token came last (e.g. "invalid string constant" for
  * `{"cmd": "status"`), so the reply says what is missing instead. `nul`: a string holds
- * the escape \u0000. */
-static void scan_line(const char *s, size_t len, bool *single, char *missing, bool *nul)
+ * the escape \u0000. `huge`: an integer is out of the 64-bit range. */
+static void scan_line(const char *s, size_t len, bool *single, char *missing, bool *nul,
+                      bool *huge)
 {
     *single = true;
     *missing = 0;
     *nul = false;
+    *huge = false;
     size_t i = 0;
     while (i < len && strchr(" \t\r\n", s[i]))
         i++;
@@ -787,6 +814,11 @@ static void scan_line(const char *s, size_t len, bool *single, char *missing, bo
             }
         } else if (ch == '"') {
             in_str = true;
+        } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+            size_t end = number_end(s, len, i);
+            if (integer_out_of_range(s + i, end - i))
+                *huge = true;
+            i = end - 1;
         } else if (ch == '{' || ch == '[') {
             if (depth < sizeof open)
                 open[depth] = ch == '{' ? '}' : ']';
@@ -833,18 +865,22 @@ char *ctl_handle(sim_ctl *c, ctl_client *cl, const char *line, size_t len)
     JsonParser *p = json_parser_new();
     r.b = json_builder_new();
     json_builder_begin_object(r.b);
-    bool ok = false, single = true, nul = false;
+    bool ok = false, single = true, nul = false, huge = false;
     char missing = 0;
     json_echo echo;
     JsonNode *id = NULL;
     if (len <= SIM_CTL_MAX_LINE)
-        scan_line(line, len, &single, &missing, &nul);
+        scan_line(line, len, &single, &missing, &nul, &huge);
     if (len > SIM_CTL_MAX_LINE) {
         fail(&r, "request line longer than %u bytes", SIM_CTL_MAX_LINE);
     } else if (memchr(line, 0, len) || !g_utf8_validate(line, (gssize)len, NULL)) {
         fail(&r, "request is not UTF-8 text");
     } else if (!single) {
         fail(&r, "request is not JSON: more than one value on the line");
+    } else if (huge) {
+        /* json-glib would read it wrapped round: refused whole, its id not echoed */
+        fail(&r, "request holds an integer out of the 64-bit range "
+                 "(-9223372036854775808..9223372036854775807)");
     } else if (nul) {
         /* "sensor\u0000junk" would insert a sensor: refused whole, its id not echoed */
         fail(&r, "request holds a string with a NUL character (\\u0000), where its text "

@@ -108,7 +108,14 @@ static void test_control_refuses_bad_requests_naming_the_problem(void)
         { "{\"cmd\":\"insert\",\"slot\":\"0\",\"module\":\"sensor\"}", "must be an integer" },
         { "{\"cmd\":\"insert\",\"slot\":0,\"module\":[\"x\"]}", "field 'module' must be a string" },
         { "{\"cmd\":\"insert\",\"slot\":0,\"module\":\"../../etc/passwd\"}", "cannot insert" },
-        { "{\"cmd\":\"insert\",\"slot\":99999999999999999999,\"module\":\"x\"}", "slot" },
+        /* json-glib reads integers past 64 bits wrapped round, without a word: refused */
+        { "{\"cmd\":\"insert\",\"slot\":99999999999999999999,\"module\":\"x\"}",
+          "{\"ok\":false,\"error\":\"request holds an integer out of the 64-bit range" },
+        { "{\"cmd\":\"insert\",\"slot\":-18446744073709551615,\"module\":\"sensor\"}",
+          "out of the 64-bit range" }, /* read as slot 1 */
+        { "{\"cmd\":\"wait\",\"ms\":9223372036854775808}", "out of the 64-bit range" },
+        { "{\"cmd\":\"ping\",\"id\":[-9223372036854775808,9223372036854775807,1.5e3]}",
+          "\"ok\":true" },
         { "{\"cmd\":\"gpio_set\",\"slot\":0,\"line\":1,\"level\":1}", "slot 0 is empty" },
         { "{\"cmd\":\"wait\",\"ms\":-5}", "field 'ms' is -5" },
         { "{\"cmd\":\"interface\",\"interface\":256}", "want 0..255" },
