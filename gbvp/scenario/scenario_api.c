@@ -24,14 +24,18 @@ static sim_scenario *SC(lua_State *L)
     return sc_from_lua(L);
 }
 
+/* "file:line" of the script line that called the running function: the nearest Lua
+ * caller, so that a call through a C function (pcall(gbvp.check, ...)) still has one. */
 static const char *where(lua_State *L, char *buf, size_t len)
 {
-    luaL_where(L, 1);
-    snprintf(buf, len, "%s", lua_tostring(L, -1));
-    lua_pop(L, 1);
-    size_t n = strlen(buf);
-    while (n && (buf[n - 1] == ' ' || buf[n - 1] == ':'))
-        buf[--n] = 0;
+    lua_Debug ar;
+    *buf = 0;
+    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+            snprintf(buf, len, "%s:%d", ar.short_src, ar.currentline);
+            break;
+        }
+    }
     return buf;
 }
 

@@ -109,6 +109,17 @@ static void test_scenario_failed_check_fails_the_run_and_names_its_line(void)
     finish(&r);
 }
 
+/* A check called through a C function (pcall) still names the script line that made it. */
+static void test_scenario_check_through_pcall_names_its_line(void)
+{
+    run r;
+    run_string(&r, "local ok = 1\npcall(gbvp.check, false, 'via pcall')\n");
+    CU_ASSERT_EQUAL(r.rc, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.tap, "not ok 1 - via pcall\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.tap, "at: t.lua:2"));
+    finish(&r);
+}
+
 static void test_scenario_assert_stops_the_script(void)
 {
     run r;
@@ -440,6 +451,7 @@ static void test_scenario_junit_is_utf8_whatever_the_names(void)
 static const unit_test tests[] = {
     UNIT_TEST(test_scenario_checks_become_tap_lines_and_exit_status),
     UNIT_TEST(test_scenario_failed_check_fails_the_run_and_names_its_line),
+    UNIT_TEST(test_scenario_check_through_pcall_names_its_line),
     UNIT_TEST(test_scenario_assert_stops_the_script),
     UNIT_TEST(test_scenario_broken_file_reports_its_line),
     UNIT_TEST(test_scenario_syntax_error_and_missing_file_are_errors),
