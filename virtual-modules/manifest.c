@@ -162,11 +162,23 @@ bool vm_manifest_find_cport(const vm_manifest *m, uint16_t cport_id, size_t *cpo
 
 /* ---- loading ---- */
 
+/* The first byte of a manifesto text file: a section, a comment, a blank or a UTF-8 BOM. */
+static bool starts_like_text(uint8_t c)
+{
+    return c == '[' || c == ';' || c == '#' || c == ' ' || c == '\t' || c == '\r' ||
+           c == '\n' || c == 0xef;
+}
+
 bool vm_manifest_looks_binary(const uint8_t *data, size_t len)
 {
     if (len < VM_MF_HEADER_SIZE)
         return false;
-    return (size_t)(data[0] | (data[1] << 8)) == len;
+    /* A text file whose first two bytes happen to read as its length ("; " is 8251) is
+     * still text. A binary whose size starts with such a byte (32 bytes: ' ') has a NUL in
+     * its header, its major version 0 (the only one a kernel reads), which no text has. */
+    if ((size_t)(data[0] | (data[1] << 8)) != len)
+        return false;
+    return memchr(data, 0, VM_MF_HEADER_SIZE) || !starts_like_text(data[0]);
 }
 
 static bool ends_with(const char *s, const char *suffix)

@@ -60,11 +60,12 @@ vm_manifest *vm_manifest_parse_text(const char *name, const char *text, size_t l
  * given: vm_manifest_bytes() returns them unchanged. */
 vm_manifest *vm_manifest_parse_binary(const char *name, const uint8_t *data, size_t len,
                                       vm_manifest_diags *diags);
-/* Reads a file: "*.mnfs" is text, "*.mnfb" binary, anything else is binary when its size
- * field matches its length or its first 4 bytes hold a NUL, else text. "-" reads standard
+/* Reads a file: "*.mnfs" is text, "*.mnfb" binary, anything else is binary when
+ * vm_manifest_looks_binary() says so or its first 4 bytes hold a NUL, else text. "-" reads standard
  * input. I/O errors are reported as errors in `diags`. */
 vm_manifest *vm_manifest_load(const char *path, vm_manifest_diags *diags);
-/* true when `data` looks like a binary manifest (its size field equals len). */
+/* true when `data` looks like a binary manifest: its size field equals len and it does not
+ * start the way a text manifest does. */
 bool vm_manifest_looks_binary(const uint8_t *data, size_t len);
 void vm_manifest_free(vm_manifest *m);
 

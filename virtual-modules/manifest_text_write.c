@@ -42,25 +42,55 @@ static void put(out_buf *o, const char *fmt, ...)
     }
 }
 
-/* Why this string cannot be written as a text value, or NULL when it can: configparser
- * strips surrounding blanks and ends values at line breaks, and the file must be UTF-8. */
-static const char *string_problem(const uint8_t *s, size_t n)
+/* Why s[start..end) cannot be a line of a text value, or NULL: configparser strips the
+ * blanks around every line, and takes an indented line starting with ';' or '#' for a
+ * comment rather than a continuation. */
+static const char *line_problem(const uint8_t *s, size_t start, size_t end, bool multiline)
 {
-    for (size_t i = 0; i < n; i++)
-        if (s[i] < 0x20 || s[i] == 0x7f)
-            return "it holds a control character";
-    if (n && (s[0] == ' ' || s[n - 1] == ' '))
-        return "it starts or ends with a space, which the text form strips";
-    if (!vm_mf_valid_utf8(s, n))
-        return "it is not valid UTF-8";
+    if (end > start && (s[start] == ' ' || s[end - 1] == ' '))
+        return multiline ? "one of its lines starts or ends with a space, which the text form "
+                           "strips"
+                         : "it starts or ends with a space, which the text form strips";
+    if (start && end > start && (s[start] == ';' || s[start] == '#'))
+        return "one of its lines starts with ';' or '#', which the text form reads as a comment";
     return NULL;
 }
 
+/* Why this string cannot be written as a text value, or NULL when it can: a line break is
+ * written as a continuation line (as configparser joins them), but the value must survive
+ * configparser's stripping, trailing empty lines are dropped, and the file must be UTF-8. */
+static const char *string_problem(const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((s[i] < 0x20 && s[i] != '\n') || s[i] == 0x7f)
+            return "it holds a control character";
+    if (!vm_mf_valid_utf8(s, n))
+        return "it is not valid UTF-8";
+    if (n && s[n - 1] == '\n')
+        return "it ends with a line break, which the text form drops";
+    bool multiline = memchr(s, '\n', n) != NULL;
+    for (size_t start = 0; start <= n;) {
+        const uint8_t *nl = memchr(s + start, '\n', n - start);
+        size_t end = nl ? (size_t)(nl - s) : n;
+        const char *why = line_problem(s, start, end, multiline);
+        if (why)
+            return why;
+        start = end + 1;
+    }
+    return NULL;
+}
+
+/* A line break becomes a continuation line, indented so that it joins the value; an empty
+ * line inside the value stays empty (configparser keeps it as an empty line). */
 static void put_string_value(out_buf *o, const uint8_t *s, size_t n)
 {
     put(o, "string = ");
-    for (size_t i = 0; i < n; i++)
-        put(o, s[i] == '%' ? "%%%%" : "%c", s[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n')
+            put(o, i + 1 < n && s[i + 1] != '\n' ? "\n  " : "\n");
+        else
+            put(o, s[i] == '%' ? "%%%%" : "%c", s[i]);
+    }
     put(o, "\n");
 }
 

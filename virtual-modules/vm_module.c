@@ -185,6 +185,20 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Keeps one of each name in a sorted list: NAME.mnfs next to NAME.intf1.mnfs is one entry
+ * (vm_module_load() takes NAME.mnfs), not two. Returns the new count. */
+static size_t drop_repeats(char **v, size_t n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (kept && !strcmp(v[kept - 1], v[i]))
+            free(v[i]);
+        else
+            v[kept++] = v[i];
+    }
+    return kept;
+}
+
 /* NAME's length when file is NAME.mnfs or NAME.intf1.mnfs (a catalog entry), else 0. */
 static size_t entry_name_length(const char *file)
 {
@@ -231,6 +245,7 @@ long vm_catalog_names(const char *catalog_dir, char ***names, char *err, size_t 
         return -1;
     }
     qsort(v, n, sizeof *v, cmp_name);
+    n = drop_repeats(v, n);
     v[n] = NULL;
     *names = v;
     return (long)n;

@@ -385,6 +385,46 @@ static void test_load_tells_binary_from_text_by_content(void)
     free(bin);
 }
 
+/* "; " read as a little-endian size is 8251: a text of that length must stay text. */
+static void test_load_keeps_text_whose_first_bytes_read_as_its_length(void)
+{
+    size_t len = 0;
+    char *text = (char *)read_file(CATALOG "/sensor.mnfs", &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    enum { TOTAL = 8251 };
+    CU_ASSERT_FATAL(len + 3 < TOTAL);
+    char *big = malloc(TOTAL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    size_t comment = TOTAL - len - 1;
+    memset(big, 'x', comment);
+    memcpy(big, "; ", 2);
+    big[comment] = '\n';
+    memcpy(big + comment + 1, text, len);
+    CU_ASSERT_FALSE(vm_manifest_looks_binary((const uint8_t *)big, TOTAL));
+    /* ... while binaries whose size starts with such a byte stay binary: 32 bytes (' ')
+     * and 315 (';' 0x01), told by their version's NUL */
+    uint8_t bin32[32] = { 0x20, 0x00, 0x00, 0x01 }, bin315[315] = { 0x3b, 0x01, 0x00, 0x01 };
+    CU_ASSERT_TRUE(vm_manifest_looks_binary(bin32, sizeof bin32));
+    CU_ASSERT_TRUE(vm_manifest_looks_binary(bin315, sizeof bin315));
+
+    char path[] = "/tmp/gbvp-manifest-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    fwrite(big, 1, TOTAL, f);
+    fclose(f);
+    vm_manifest_diags *d = vm_manifest_diags_new();
+    vm_manifest *m = vm_manifest_load(path, d);
+    if (!m)
+        print_diags(d);
+    CU_ASSERT_PTR_NOT_NULL(m);
+    vm_manifest_free(m);
+    vm_manifest_diags_free(d);
+    remove(path);
+    free(big);
+    free(text);
+}
+
 static const unit_test fixture_tests[] = {
     UNIT_TEST(test_every_fixture_text_converts_to_its_binary_twin),
     UNIT_TEST(test_every_fixture_binary_round_trips_through_text),
@@ -408,6 +448,7 @@ static const unit_test model_tests[] = {
     UNIT_TEST(test_model_binary_is_served_exactly_as_given),
     UNIT_TEST(test_model_names_classes_and_protocols),
     UNIT_TEST(test_load_tells_binary_from_text_by_content),
+    UNIT_TEST(test_load_keeps_text_whose_first_bytes_read_as_its_length),
     UNIT_TESTS_END,
 };
 

@@ -359,6 +359,56 @@ static void test_binary_text_form_refuses_what_it_cannot_express(void)
     vm_manifest_diags_free(d);
 }
 
+/* A text value may span lines (configparser joins continuation lines with '\n'), so a
+ * string with line breaks converts text -> binary -> text -> binary unchanged; what the
+ * continuation lines cannot carry is refused with the reason. */
+static void test_binary_line_breaks_in_strings_survive_text(void)
+{
+    static const char text[] = "[manifest-header]\nversion-major = 0\nversion-minor = 1\n"
+                               "[interface-descriptor]\nvendor-string-id = 1\n"
+                               "product-string-id = 2\n[string-descriptor 1]\nstring = a\n"
+                               "  second line\n\n  fourth\n[string-descriptor 2]\nstring = P\n"
+                               "[bundle-descriptor 1]\nclass = 0x0a\n"
+                               "[cport-descriptor 1]\nbundle = 1\nprotocol = 2\n";
+    vm_manifest *m = vm_manifest_parse_text("x.mnfs", text, strlen(text), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    CU_ASSERT_STRING_EQUAL(vm_manifest_vendor_string(m), "a\nsecond line\n\nfourth");
+    size_t len = 0;
+    const uint8_t *bytes = vm_manifest_bytes(m, &len);
+    vm_manifest *b = vm_manifest_parse_binary("x.mnfb", bytes, len, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    char *back = vm_manifest_to_text(b, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+    vm_manifest *again = vm_manifest_parse_text("y.mnfs", back, strlen(back), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(again);
+    size_t len2 = 0;
+    const uint8_t *bytes2 = vm_manifest_bytes(again, &len2);
+    CU_ASSERT(len2 == len && !memcmp(bytes, bytes2, len));
+    vm_manifest_free(again);
+    free(back);
+    vm_manifest_free(b);
+    vm_manifest_free(m);
+
+    bin x;
+    b_start(&x);
+    b_intf(&x, 1, 2);
+    b_string(&x, 1, "ends\n");
+    b_string(&x, 2, "a\n; not a comment");
+    b_bundle(&x, 1, 0x0a);
+    b_cport(&x, 1, 1, 0x02);
+    b_finish(&x);
+    vm_manifest_diags *d = vm_manifest_diags_new();
+    m = vm_manifest_parse_binary("x.mnfb", x.b, x.n, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    CU_ASSERT_PTR_NULL(vm_manifest_to_text(m, d));
+    CU_ASSERT_TRUE(vm_manifest_diags_contain(d, "string-descriptor 1 cannot be written as text: "
+                                                "it ends with a line break"));
+    CU_ASSERT_TRUE(vm_manifest_diags_contain(d, "string-descriptor 2 cannot be written as text: "
+                                                "one of its lines starts with ';' or '#'"));
+    vm_manifest_free(m);
+    vm_manifest_diags_free(d);
+}
+
 static void test_binary_percent_in_strings_survives_text(void)
 {
     bin x;
@@ -456,6 +506,7 @@ static const unit_test binary_rules[] = {
     UNIT_TEST(test_binary_semantic_rules_match_text),
     UNIT_TEST(test_binary_text_form_refuses_what_it_cannot_express),
     UNIT_TEST(test_binary_percent_in_strings_survives_text),
+    UNIT_TEST(test_binary_line_breaks_in_strings_survive_text),
     UNIT_TESTS_END,
 };
 

@@ -213,6 +213,27 @@ static void test_module_cli_check_reports_behaviour_error_with_line(void)
     rmdir(dir);
 }
 
+/* NAME.mnfs beside NAME.intf1.mnfs is one entry, listed once (the load takes NAME.mnfs). */
+static void test_catalog_names_lists_a_name_with_both_layouts_once(void)
+{
+    char dir[] = "/tmp/gbvp-vm-names-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    write_file(dir, "both.mnfs", vmt_manifest_one(0x0a, 0x02));
+    write_file(dir, "both.intf1.mnfs", vmt_manifest_one(0x0a, 0x02));
+    char **names, err[256];
+    CU_ASSERT_EQUAL(vm_catalog_names(dir, &names, err, sizeof err), 1);
+    CU_ASSERT_STRING_EQUAL(names[0], "both");
+    CU_ASSERT_PTR_NULL(names[1]);
+    vm_catalog_names_free(names);
+    const char *files[] = {"both.mnfs", "both.intf1.mnfs"};
+    for (size_t i = 0; i < 2; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 const unit_test vmt_behaviour_tests[] = {
     UNIT_TEST(test_module_cli_check_reports_behaviour_error_with_line),
     UNIT_TEST(test_behaviour_parses_sections_keys_and_comments),
@@ -221,6 +242,7 @@ const unit_test vmt_behaviour_tests[] = {
     UNIT_TEST(test_behaviour_rejects_cport_missing_from_manifest),
     UNIT_TEST(test_catalog_entries_all_load),
     UNIT_TEST(test_catalog_names_lists_each_entry_once_sorted),
+    UNIT_TEST(test_catalog_names_lists_a_name_with_both_layouts_once),
     UNIT_TEST(test_catalog_dual_module_scopes_behaviour_per_interface),
     UNIT_TEST(test_catalog_unknown_or_unsafe_names_are_refused),
     UNIT_TESTS_END,

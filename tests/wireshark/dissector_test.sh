@@ -233,6 +233,33 @@ for seed in 1 2 3; do
     [ -z "$v" ] && ok || bad "fuzz seed $seed: frames without gbvp: $v"
 done
 
+# --- malformations found only in the layout: each flagged, with the reason ---
+if python3 "$here/make_pcap.py" broken "$tmp/broken.pcapng" "$tmp/broken.sh"; then
+    . "$tmp/broken.sh"
+    # check_expert WHAT FRAME MESSAGE: the frame's expert infos include MESSAGE
+    check_expert() {
+        local v
+        v=$(ts -2 -r "$tmp/broken.pcapng" -Y "frame.number == $2" -T fields \
+            -e _ws.expert.message -E occurrence=a -E aggregator='|')
+        case "|$v|" in
+            *"|$3|"*) ok ;;
+            *) bad "$1: frame $2 expert infos are '$v', expected '$3'" ;;
+        esac
+    }
+    check_expert "descriptor size 0" "$F_mf_size0" \
+        "Descriptor size 0 is smaller than its 4-byte header"
+    check_expert "string descriptor without its padding" "$F_mf_string_unpadded" \
+        "String descriptor of 6 bytes, the kernel needs 8 (6 + length, padded to 4)"
+    check_expert "frame record longer than 24 bytes" "$F_dl_long" \
+        "Frame record of 26 bytes, it is 24"
+    ts -2 -r "$tmp/broken.pcapng" -V >"$tmp/broken.txt"
+    errors='Lua Error\|Dissector bug'
+    n=$(grep -c "$errors" "$tmp/broken.txt")
+    [ "$n" -eq 0 ] && ok || bad "broken capture: $(grep -m3 "$errors" "$tmp/broken.txt")"
+else
+    bad "make_pcap.py broken failed"
+fi
+
 # --- nothing on stderr (a Lua error when loading the script shows there) ---
 if [ -s "$tmp/stderr" ]; then
     bad "tshark wrote to stderr: $(head -5 "$tmp/stderr")"

@@ -14,6 +14,8 @@ header followed by the Greybus message. Standard library only.
                                            shell assignments NAME=FRAME for the test
   make_pcap.py fuzz OUT.pcapng [SEED]      the same boot, then random messages (random types,
                                            lengths, results, truncations) on every connection
+  make_pcap.py broken OUT.pcapng MARKS.sh  the same boot, then malformed records the kernel or
+                                           docs/tracing.md refuse, one of each (marks name them)
 """
 import random
 import struct
@@ -495,8 +497,26 @@ def fuzz(c, seed):
             c.frames += 1
 
 
+def broken(c):
+    """One packet of each malformation that only a close look at the layout finds."""
+    intf = struct.pack("<HBBBBBB", 8, 1, 0, 1, 2, 0, 0)
+
+    def get_manifest(name, descs):
+        body = intf + descs
+        f = c.op(2, 0, 0x04, b"", struct.pack("<HBB", 4 + len(body), 0, 1) + body)
+        c.mark(name, f[1])
+
+    # a descriptor whose size field is 0: smaller than its own header
+    get_manifest("mf_size0", b"\0\0\x03\0")
+    # a string of 0 bytes in 6: the kernel wants round_up(6 + 0, 4) = 8
+    get_manifest("mf_string_unpadded", struct.pack("<HBBBB", 6, 2, 0, 0, 3))
+    # a data-link frame record with 2 bytes after its 24
+    rec = struct.pack("<BBBBBBBBIIHHI", 1, 1, 0, 0, AP_PORT, 0, 0, 2, 5, 10, 0, 0, 1000)
+    c.mark("dl_long", c._add(0, rec, b"\xde\xad"))
+
+
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("main", "fuzz"):
+    if len(argv) < 3 or argv[1] not in ("main", "fuzz", "broken"):
         sys.stderr.write(__doc__)
         return 2
     c = Capture()
@@ -504,10 +524,12 @@ def main(argv):
     if argv[1] == "main":
         every_operation(c)
         oddities(c)
+    elif argv[1] == "broken":
+        broken(c)
     else:
         fuzz(c, int(argv[3]) if len(argv) > 3 else 1)
     c.write(argv[2])
-    if argv[1] == "main" and len(argv) > 3:
+    if argv[1] in ("main", "broken") and len(argv) > 3:
         with open(argv[3], "w") as f:
             f.write("FRAMES=%d\nN_conn_create=%d\n" % (c.frames, c.conn_creates))
             for k, v in sorted(c.marks.items()):

@@ -831,7 +831,8 @@ function L.control_bundle_status(r) status_check(r:u8("control.bundle_status")) 
 function L.control_intf_status(r) status_check(r:u8("control.intf_status")) end
 
 local function manifest_descriptor(d, dtype, m)
-    d:u16("manifest.desc_size"); d:u8("manifest.desc_type"); d:u8("manifest.desc_pad")
+    local dsize = d:u16("manifest.desc_size")
+    d:u8("manifest.desc_type"); d:u8("manifest.desc_pad")
     if dtype == 1 then
         local v = d:u8("manifest.vendor_string_id")
         local p = d:u8("manifest.product_string_id")
@@ -843,6 +844,13 @@ local function manifest_descriptor(d, dtype, m)
         local s = len and d:str("manifest.string", len)
         if s then d.tree:append_text(fmt(" %d: \"%s\"", id, s)) end
         d:bytes("manifest.desc_padding")
+        -- the kernel's identify_descriptor() wants the padding too, not only the string
+        local need = len and math.floor((6 + len + 3) / 4) * 4
+        if s and dsize < need then
+            d.tree:add_proto_expert_info(EX.manifest,
+                fmt("String descriptor of %d bytes, the kernel needs %d (6 + length, padded "
+                    .. "to 4)", dsize, need))
+        end
     elseif dtype == 3 then
         local id = d:u8("manifest.bundle_id")
         local class = d:u8("manifest.bundle_class")
@@ -885,8 +893,10 @@ function L.manifest(r, ctx)
         local dtype = left >= 3 and m.tvb(m.off + 2, 1):uint() or 0
         if left < 4 or dsize < 4 or dsize > left then
             local _, it = m:bytes("manifest.desc_data")
-            it:add_proto_expert_info(EX.manifest,
-                fmt("Descriptor of %d bytes does not fit the %d left", dsize, left))
+            local why = (left >= 4 and dsize < 4)
+                and fmt("Descriptor size %d is smaller than its 4-byte header", dsize)
+                or fmt("Descriptor of %d bytes does not fit the %d left", dsize, left)
+            it:add_proto_expert_info(EX.manifest, why)
             break
         end
         local d = m:child(dsize, (DESC_TYPE_NAMES[dtype] or "Unknown") .. " descriptor")
@@ -1630,6 +1640,11 @@ local function dissect_frame(tvb, pinfo, rt)
         rt:add_le(F["gbvp.dl.credits"], tvb(12, 4))
     end
     rt:add_le(F["gbvp.dl.wire_ps"], tvb(20, 4))
+    if tvb:len() > 24 then -- a frame record is its 24-byte header and nothing after
+        local extra = rt:add(F["gbvp.data"], tvb(24))
+        extra:add_proto_expert_info(EX.record_bad,
+            fmt("Frame record of %d bytes, it is 24", tvb:len()))
+    end
     local where = port == 1 and "AP link" or fmt("link of port %d", port)
     local arrow = dir == 0 and "→ switch" or "switch →"
     local info = fmt("UniPro %s %s: %s tc %d seq %d", where, arrow, name, tc, seq)
