@@ -319,19 +319,26 @@ static void test_scenario_endless_loop_stops_at_the_time_limit(void)
     finish(&r);
 }
 
+/* The run's JUnit report for suite `suite`, NUL-terminated in buf; its length. */
+static size_t junit_of(run *r, const char *suite, char *buf, size_t len)
+{
+    FILE *f = tmpfile();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(sim_scenario_write_junit(r->sc, f, suite), 0);
+    rewind(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return n;
+}
+
 static void test_scenario_junit_escapes_and_counts(void)
 {
     run r;
     run_string(&r, "gbvp.check(true, 'a <b> & \"c\"')\ngbvp.check(false, 'd', 'x < y')\n"
                    "error('boom')\n");
-    FILE *f = tmpfile();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    CU_ASSERT_EQUAL(sim_scenario_write_junit(r.sc, f, "s&s"), 0);
-    rewind(f);
-    char buf[4096] = { 0 };
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    CU_ASSERT_TRUE(n > 0);
+    char buf[4096];
+    CU_ASSERT_TRUE(junit_of(&r, "s&s", buf, sizeof buf) > 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<testsuite name=\"s&amp;s\" tests=\"3\" failures=\"1\" "
                                        "errors=\"1\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "a &lt;b&gt; &amp; &quot;c&quot;"));
@@ -434,13 +441,8 @@ static void test_scenario_junit_is_utf8_whatever_the_names(void)
     run r;
     run_string(&r, "gbvp.check(true, 'bad \\xff\\xc0\\x80 \\xed\\xa0\\x80 ok \\xc3\\xa9')\n"
                    "gbvp.check(false, 'ctl \\1', 'detail \\xfe')\n");
-    FILE *f = tmpfile();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    CU_ASSERT_EQUAL(sim_scenario_write_junit(r.sc, f, "s\xff"), 0);
-    rewind(f);
-    char buf[4096] = { 0 };
-    CU_ASSERT_TRUE(fread(buf, 1, sizeof buf - 1, f) > 0);
-    fclose(f);
+    char buf[4096];
+    CU_ASSERT_TRUE(junit_of(&r, "s\xff", buf, sizeof buf) > 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "name=\"s?\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "bad ??? ??? ok \xc3\xa9"));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "ctl ?"));
