@@ -811,6 +811,10 @@ static int l_random(lua_State *L)
     lua_Integer lo = 1, hi;
     if (n == 1) {
         hi = luaL_checkinteger(L, 1);
+        if (hi == 0) { /* as math.random(0): an integer with every bit random */
+            lua_pushinteger(L, (lua_Integer)r);
+            return 1;
+        }
     } else {
         lo = luaL_checkinteger(L, 1);
         hi = luaL_checkinteger(L, 2);

@@ -174,7 +174,12 @@ static void test_scenario_wait_for_gives_up_at_its_timeout(void)
 static void test_scenario_same_seed_same_random_numbers(void)
 {
     const char *code = "local s = ''\nfor i = 1, 20 do s = s .. gbvp.random(1000) .. ' ' end\n"
-                       "s = s .. math.random(5, 9)\ngbvp.log(s)\n";
+                       "s = s .. math.random(5, 9) .. ' ' .. math.random(0)\ngbvp.log(s)\n"
+                       /* random(0), as Lua's: an integer with every bit random */
+                       "gbvp.check(math.type(gbvp.random(0)) == 'integer', 'random(0)')\n"
+                       "local seen = {}\nfor i = 1, 64 do local v = gbvp.random(0)\n"
+                       "  seen[v < 0] = true end\n"
+                       "gbvp.check(seen[true] and seen[false], 'both signs')\n";
     char *out[3];
     uint64_t seeds[3] = { 42, 42, 43 };
     for (int i = 0; i < 3; i++) {
