@@ -143,7 +143,7 @@ void model_msg_json(const model *m, FILE *out)
     for (unsigned i = 0; i < m->n_flows; i++) {
         const model_flow *f = &m->flows[i];
         fprintf(out, "%s\n    {\"from\": \"%s\", \"to\": \"%s\", \"kind\": \"%s\", \"size\": %u, "
-                "\"sent\": %" PRIu64 ", \"received\": %" PRIu64 ", \"goodput_bps\": %.6g, "
+                "\"sent\": %" PRIu64 ", \"received\": %" PRIu64 ", \"goodput_bps\": %.12g, "
                 "\"latency_ps\": ",
                 i ? "," : "", m->nodes[f->src].name, m->nodes[f->dst].name,
                 up_traffic_kind_name(f->cfg.kind), f->cfg.size,
@@ -169,7 +169,7 @@ void model_msg_csv(const model *m, FILE *out)
         char obj[80];
         snprintf(obj, sizeof obj, "%s->%s", m->nodes[f->src].name, m->nodes[f->dst].name);
         fprintf(out, "flow,%s,sent,%" PRIu64 "\nflow,%s,received,%" PRIu64
-                "\nflow,%s,goodput_bps,%.6g\n", obj, up_msg_net_flow_tx_msgs(m->uf, f->msg_flow),
+                "\nflow,%s,goodput_bps,%.12g\n", obj, up_msg_net_flow_tx_msgs(m->uf, f->msg_flow),
                 obj, up_msg_net_flow_rx_msgs(m->uf, f->msg_flow), obj, msg_goodput(m, f));
         model_csv_hist(out, obj, "latency", up_msg_net_flow_latency(m->uf, f->msg_flow));
         const up_hist *rtt = up_msg_net_flow_rtt(m->uf, f->msg_flow);

@@ -440,7 +440,7 @@ void model_write_json(const model *m, FILE *out)
         fprintf(out, "%s\n    {\"from\": \"%s\", \"to\": \"%s\", \"src_cport\": %u, \"dst_cport\": %u"
                 ", \"kind\": \"%s\", \"size\": %u, \"tc\": %u, \"sent\": %" PRIu64
                 ", \"received\": %" PRIu64 ", \"order_errors\": %" PRIu64
-                ", \"goodput_bps\": %.6g, \"latency_ps\": ",
+                ", \"goodput_bps\": %.12g, \"latency_ps\": ",
                 i ? "," : "", m->nodes[f->src].name, m->nodes[f->dst].name, f->src_cport,
                 f->dst_cport, up_traffic_kind_name(f->cfg.kind), f->cfg.size, f->tc, st->sent,
                 st->received, st->order_errors, goodput(m, f));
@@ -506,7 +506,7 @@ void model_write_csv(const model *m, FILE *out)
         snprintf(obj, sizeof obj, "%s:%u->%s:%u", m->nodes[f->src].name, f->src_cport,
                  m->nodes[f->dst].name, f->dst_cport);
         fprintf(out, "flow,%s,sent,%" PRIu64 "\nflow,%s,received,%" PRIu64
-                "\nflow,%s,goodput_bps,%.6g\n",
+                "\nflow,%s,goodput_bps,%.12g\n",
                 obj, st->sent, obj, st->received, obj, goodput(m, f));
         model_csv_hist(out, obj, "latency", &up_cport_stats_get(m->nodes[f->dst].n, f->dst_cport)->latency);
         if (f->cfg.kind == UP_TRAFFIC_RR)

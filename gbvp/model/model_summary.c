@@ -91,7 +91,7 @@ void model_summary_csv_header(FILE *out)
 void model_summary_csv(const model_summary *s, FILE *out)
 {
     const up_hist *h = &s->latency;
-    fprintf(out, ",%s,%s,%u,%.6g,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6g,%" PRIu64
+    fprintf(out, ",%s,%s,%u,%.6g,%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.12g,%" PRIu64
             ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%s,%.4f,%u",
             s->timing, s->link_mode, s->payload, s->line_rate_bps, s->simulated_ps, s->wall_s,
             s->events, s->sent, s->received, s->goodput_bps, h->count, up_hist_quantile(h, 0.5),
@@ -104,7 +104,7 @@ void model_summary_json(const model_summary *s, FILE *out)
     fprintf(out, "{\"timing_level\": \"%s\", \"link_mode\": \"%s\", \"payload_bytes\": %u, "
             "\"line_rate_bps\": %.6g, \"simulated_ps\": %" PRIu64 ", \"wall_s\": %.6f, "
             "\"events\": %" PRIu64 ", \"sent\": %" PRIu64 ", \"received\": %" PRIu64
-            ", \"goodput_bps\": %.6g, \"queue_port\": \"%s\", \"queue_mean\": %.4f, "
+            ", \"goodput_bps\": %.12g, \"queue_port\": \"%s\", \"queue_mean\": %.4f, "
             "\"queue_max\": %u, \"latency_ps\": ",
             s->timing, s->link_mode, s->payload, s->line_rate_bps, s->simulated_ps, s->wall_s,
             s->events, s->sent, s->received, s->goodput_bps, s->queue_port, s->queue_mean,

@@ -112,6 +112,13 @@ if [ "$(strip_json "$d/j1.json")" = "$(strip_json "$d/j3.json")" ]; then ok; els
 if awk -F, -v c="$(head -n 1 "$d/j1.csv" | tr ',' '\n' | grep -nx goodput_bps | cut -d: -f1)" \
     'NR > 1 { g[NR] = $c } END { for (i = 2; i <= NR; i += 2) if (!(g[i + 1] > 2 * g[i])) exit 1 }' \
     "$d/j1.csv"; then ok; else bad "HS-G3B does not carry twice HS-G1A's goodput: $(cat "$d/j1.csv")"; fi
+# goodput is given to the bit per second: received payload over the simulated time
+if "$python" - "$d/j1.csv" <<'PY'; then ok; else bad "goodput_bps is not exact: $(cat "$d/j1.csv")"; fi
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    want = int(r["received"]) * int(r["payload_bytes"]) * 8 / (int(r["simulated_ps"]) * 1e-12)
+    assert abs(float(r["goodput_bps"]) - want) < 1, (r["goodput_bps"], want)
+PY
 
 # a file's parameters: every link (KEY), the n-th flow (KINDn.KEY), a switch (NAME.KEY)
 "$gbvp" model "$d/net.txt" --sweep gear=HS-G1B,HS-G2B --sweep traffic2.size=256,1024 \
