@@ -90,11 +90,11 @@ const gb_svc_intf_ops sim_slots_vm_ops = {
 static void intf_receive(void *ctx, uint16_t cport, const gb_msg *m, sim_time now)
 {
     slot_intf *si = ctx;
-    bool before = vm_interface_mode_switch_requested(si->vm);
     vm_interface_receive(si->vm, cport, m, now);
     /* MODE_SWITCH: the module reboots into its new firmware and pokes the SVC's mailbox,
-     * which the SVC reports to the AP (the only mailbox event the SVC ever sends). */
-    if (!before && vm_interface_mode_switch_requested(si->vm))
+     * which the SVC reports to the AP (the only mailbox event the SVC ever sends). Taken
+     * per message, so a later mode switch on the same activation is reported as well. */
+    if (vm_interface_take_mailbox(si->vm))
         gb_svc_intf_mailbox(si->svc, si->intf_id, GB_SVC_INTF_MAILBOX_GREYBUS, now);
 }
 

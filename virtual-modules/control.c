@@ -121,7 +121,7 @@ uint8_t vm_control_request(vm_interface *intf, vm_request *rq)
         /* the module "reboots" into other firmware: bundles start over and the init
          * status is armed again, because the AP reads it when it re-enables us after
          * the SVC's mailbox event */
-        intf->ctl.mode_switch_requested = true;
+        vm_control_mode_switched(intf);
         for (size_t i = 0; i < intf->nbundles; i++)
             intf->bundles[i].state = VM_BUNDLE_INACTIVE;
         vm_dme_rearm_init_status(intf->dme);
@@ -152,6 +152,21 @@ vm_bundle_state vm_interface_bundle_state(const vm_interface *intf, uint8_t bund
 bool vm_interface_mode_switch_requested(const vm_interface *intf)
 {
     return intf->ctl.mode_switch_requested;
+}
+
+void vm_control_mode_switched(vm_interface *intf)
+{
+    intf->ctl.mode_switch_requested = true;
+    intf->ctl.mailbox_written = true;
+}
+
+bool vm_interface_take_mailbox(vm_interface *intf)
+{
+    /* read and cleared like the SVC mailbox register it stands for: without the clear a
+     * second mode switch on the same activation would never reach the AP */
+    bool written = intf->ctl.mailbox_written;
+    intf->ctl.mailbox_written = false;
+    return written;
 }
 
 int vm_interface_set_pm_status(vm_interface *intf, uint8_t control_type, uint8_t status)

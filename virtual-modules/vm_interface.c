@@ -562,7 +562,7 @@ static void boot_firmware(vm_interface *intf)
     vm_interface_free(fresh);
     vm_control_reset(intf);
     vm_dme_set(intf->dme, VM_DME_TOSHIBA_INIT_STATUS, 0, VM_INIT_STATUS_DEFAULT);
-    intf->ctl.mode_switch_requested = true; /* the SVC reports the mailbox event */
+    vm_control_mode_switched(intf); /* the SVC reports the mailbox event */
     unsigned boots = intf->fw.boots;
     intf->fw = info;
     intf->fw.boots = boots + 1;

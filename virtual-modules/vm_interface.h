@@ -130,6 +130,10 @@ typedef enum vm_bundle_state {
 vm_bundle_state vm_interface_bundle_state(const vm_interface *intf, uint8_t bundle_id);
 /* true once the AP sent MODE_SWITCH since the last ACTIVATE. */
 bool vm_interface_mode_switch_requested(const vm_interface *intf);
+/* true when the module wrote the SVC's mailbox (a control MODE_SWITCH, or downloaded
+ * firmware booted) since the last call, which clears it: each mode switch is one mailbox
+ * event for the AP. */
+bool vm_interface_take_mailbox(vm_interface *intf);
 
 /* Firmware the module downloaded and booted (virtual-modules/bootrom.c): after such a boot
  * the interface serves the image's manifest with default handlers until it is removed. */

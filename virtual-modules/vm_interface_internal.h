@@ -47,6 +47,7 @@ typedef struct vm_control_state {
     bool suspend_prepared;
     bool deactivate_prepared;
     bool mode_switch_requested;
+    bool mailbox_written; /* the SVC has not read it yet (vm_interface_take_mailbox) */
     uint8_t pm_status[GB_CONTROL_TYPE_INTF_HIBERNATE_ABORT + 1]; /* injected replies */
     uint64_t requests;
 } vm_control_state;
@@ -91,5 +92,7 @@ void vm_interface_mode_switch_boot(vm_interface *intf);
 /* control.c */
 uint8_t vm_control_request(vm_interface *intf, vm_request *rq);
 void vm_control_reset(vm_interface *intf);
+/* The module (re)booted for a mode switch and wrote the SVC's mailbox. */
+void vm_control_mode_switched(vm_interface *intf);
 
 #endif

@@ -496,6 +496,22 @@ static void test_ap_mode_switch_gets_the_mailbox_event_and_reenumerates(void)
     ap_down();
 }
 
+/* fw-management lets the AP switch modes again on the same activation (bootrom, S2 loader,
+ * firmware): each MODE_SWITCH gets its own mailbox event, not only the first. */
+static void test_ap_second_mode_switch_gets_a_mailbox_event_too(void)
+{
+    ap_up(4);
+    insert(0, "sensor");
+    CU_ASSERT_EQUAL(tap_mode_switch(AP, 2), 0);
+    tap_trace_clear(AP);
+    CU_ASSERT_EQUAL(tap_mode_switch(AP, 2), 0);
+    CU_ASSERT_TRUE(traced("intf 2: mode switch detected"));
+    CU_ASSERT_FALSE(traced("mode switch timed out"));
+    CU_ASSERT_TRUE(tap_interface(AP, 2).enabled);
+    CU_ASSERT_EQUAL(tap_functional_ok(AP, 0x02), 3); /* enumerated three times, GPIO works */
+    ap_down();
+}
+
 /* A broken interface for the enable error paths: correct DME identity, but its control
  * CPort serves a bad manifest (or a bad version). Only what these tests need. */
 typedef enum broken_mode { BROKEN_GARBAGE, BROKEN_SIZE_ZERO, BROKEN_VERSION } broken_mode;
@@ -729,6 +745,7 @@ static const unit_test ap_tests[] = {
     UNIT_TEST(test_ap_power_state_off_and_on_reactivates_without_dme_rereads),
     UNIT_TEST(test_ap_runtime_pm_suspends_and_resumes_keeping_module_state),
     UNIT_TEST(test_ap_mode_switch_gets_the_mailbox_event_and_reenumerates),
+    UNIT_TEST(test_ap_second_mode_switch_gets_a_mailbox_event_too),
     UNIT_TEST(test_ap_power_management_refusals_map_to_6_1_errors),
     UNIT_TEST(test_ap_removal_while_suspended_fails_resume_fast),
     UNIT_TEST(test_ap_requests_on_closed_connections_get_no_answer),

@@ -394,6 +394,12 @@ static void test_control_mode_switch_is_unidirectional(void)
     t.sink.n = 0;
     CU_ASSERT_EQUAL(vmt_request(&t, 0, 0, GB_CONTROL_TYPE_MODE_SWITCH, NULL, 0), 0);
     CU_ASSERT_TRUE(vm_interface_mode_switch_requested(t.intf));
+    /* one mailbox write per mode switch, read once by the SVC; a second switch writes it
+     * again (fw-management may switch more than once per activation) */
+    CU_ASSERT_TRUE(vm_interface_take_mailbox(t.intf));
+    CU_ASSERT_FALSE(vm_interface_take_mailbox(t.intf));
+    CU_ASSERT_EQUAL(vmt_request(&t, 0, 0, GB_CONTROL_TYPE_MODE_SWITCH, NULL, 0), 0);
+    CU_ASSERT_TRUE(vm_interface_take_mailbox(t.intf));
     /* the module reboots: init status armed for the AP's re-enable, bundles start over */
     uint32_t v = 0;
     CU_ASSERT_EQUAL(vm_interface_dme_get(t.intf, VM_DME_TOSHIBA_INIT_STATUS, 0, &v), 0);
