@@ -143,18 +143,34 @@ int cmd_agent_main(int argc, char **argv)
         return CLI_USAGE;
     }
 
+    /* The command is checked before the wait for the agent, which may take minutes. */
+    char *command = wait_ready_only ? NULL : join_words(argc - i, argv + i);
+    if (!wait_ready_only && !command) {
+        fprintf(stderr, "gbvp agent: out of memory\n");
+        return CLI_UNREACHABLE;
+    }
+    if (command && strlen(command) > SIM_AGENT_COMMAND_MAX) {
+        fprintf(stderr, "gbvp agent: the command is %zu bytes; the agent takes at most %u\n",
+                strlen(command), SIM_AGENT_COMMAND_MAX);
+        free(command);
+        return CLI_USAGE;
+    }
+
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     sim_agent *agent;
     char err[512];
-    if (sim_agent_connect_unix(socket_path, wait_ms, &agent, err, sizeof err) != SIM_AGENT_OK) {
+    int crc = sim_agent_connect_unix(socket_path, wait_ms, &agent, err, sizeof err);
+    if (crc != SIM_AGENT_OK) {
         fprintf(stderr, "gbvp agent: %s\n", err);
-        return CLI_UNREACHABLE;
+        free(command);
+        return crc == SIM_AGENT_ERR_ARG ? CLI_USAGE : CLI_UNREACHABLE;
     }
     int left_ms = wait_ms - (int)(seconds_since(&t0) * 1000.0);
     if (sim_agent_wait_ready(agent, left_ms > 1 ? left_ms : 1) != SIM_AGENT_OK) {
         fprintf(stderr, "gbvp agent: %s\n", sim_agent_last_error(agent));
         sim_agent_free(agent);
+        free(command);
         return CLI_UNREACHABLE;
     }
     if (wait_ready_only) {
@@ -163,12 +179,6 @@ int cmd_agent_main(int argc, char **argv)
         return 0;
     }
 
-    char *command = join_words(argc - i, argv + i);
-    if (!command) {
-        fprintf(stderr, "gbvp agent: out of memory\n");
-        sim_agent_free(agent);
-        return CLI_UNREACHABLE;
-    }
     sim_agent_result res;
     int rc = sim_agent_run(agent, command, timeout_ms, &res);
     free(command);

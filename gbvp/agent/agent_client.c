@@ -84,6 +84,19 @@ static void set_noise(sim_agent_event *ev, const char *line)
     snprintf(ev->text, sizeof ev->text, "%s", line);
 }
 
+/* The largest CODE each kind can carry: an exit status is 0..255, a Linux signal number at
+ * most 127 (wait(2) keeps 7 bits), an errno at most 4095, a timeout 0. A guest claiming more
+ * is not the agent: its exit 256 would reach a shell as 0 (success), its signal 2^31-1 would
+ * overflow 128 + N. */
+static bool code_fits(sim_agent_kind kind, uint64_t code)
+{
+    static const uint64_t max[] = {
+        [SIM_AGENT_EXITED] = 255, [SIM_AGENT_SIGNALED] = 127,
+        [SIM_AGENT_TIMED_OUT] = 0, [SIM_AGENT_START_FAILED] = 4095,
+    };
+    return code <= max[kind];
+}
+
 /* Decodes one complete header line. May start a payload instead of finishing an event. */
 static void decode_line(sim_agent_decoder *dec, char *line, sim_agent_event *ev)
 {
@@ -121,6 +134,10 @@ static void decode_line(sim_agent_decoder *dec, char *line, sim_agent_event *ev)
         else if (!strcmp(w[2], "error"))
             kind = SIM_AGENT_START_FAILED;
         else {
+            set_noise(ev, copy);
+            return;
+        }
+        if (!code_fits(kind, code)) {
             set_noise(ev, copy);
             return;
         }
@@ -259,6 +276,9 @@ struct sim_agent {
     sim_agent_wait_fn wait;   /* NULL: poll() */
     void *wait_ctx;
     char error[512];
+    /* A RUN request went out only in part: the agent reads the next request's bytes as the
+     * rest of that command, so nothing more is sent on this channel. */
+    bool out_of_step;
 };
 
 static int64_t now_ms(void)
@@ -365,20 +385,46 @@ int sim_agent_connect_unix(const char *path, int timeout_ms, sim_agent **out, ch
     }
 }
 
-static int send_all(sim_agent *a, const char *data, size_t len)
+/* Waits until the channel takes more bytes or DEADLINE passes. */
+static int wait_writable(sim_agent *a, int64_t deadline)
 {
-    while (len > 0) {
-        ssize_t n = send(a->fd, data, len, MSG_NOSIGNAL);
+    for (;;) {
+        int64_t left = deadline - now_ms();
+        if (left <= 0)
+            return fail(a, SIM_AGENT_ERR_TIMEOUT, "the agent does not read its channel (guest "
+                        "hung, or its console not open yet): the request could not be sent");
+        struct pollfd pfd = { .fd = a->fd, .events = POLLOUT };
+        int n = poll(&pfd, 1, left > 60000 ? 60000 : (int)left);
+        if (n < 0 && errno != EINTR)
+            return fail(a, SIM_AGENT_ERR_IO, "poll on the agent channel: %s", strerror(errno));
+        if (n > 0)
+            return SIM_AGENT_OK;
+    }
+}
+
+/* Writes DATA by DEADLINE; *SENT says how much went out. Never blocks in send(): a guest that
+ * stops reading its console (QEMU then stops draining the socket) fills the socket's buffer,
+ * and a blocking send would hang past every timeout the caller gave. */
+static int send_all(sim_agent *a, const char *data, size_t len, int64_t deadline, size_t *sent)
+{
+    *sent = 0;
+    while (*sent < len) {
+        ssize_t n = send(a->fd, data + *sent, len - *sent, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0 && errno == ENOTSOCK)
-            n = write(a->fd, data, len);
+            n = write(a->fd, data + *sent, len - *sent);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            int rc = wait_writable(a, deadline);
+            if (rc != SIM_AGENT_OK)
+                return rc;
+            continue;
+        }
         if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
             return fail(a, SIM_AGENT_ERR_CLOSED, "the agent channel was closed (guest or QEMU gone)");
         if (n < 0)
             return fail(a, SIM_AGENT_ERR_IO, "writing to the agent: %s", strerror(errno));
-        data += n;
-        len -= (size_t)n;
+        *sent += (size_t)n;
     }
     return SIM_AGENT_OK;
 }
@@ -437,12 +483,15 @@ int sim_agent_wait_ready(sim_agent *a, int timeout_ms)
         char ping[96];
         /* The leading newline ends any partial line left in the guest's input. */
         int n = snprintf(ping, sizeof ping, "\nPING %s%u\n", prefix, a->next++);
-        int rc = send_all(a, ping, (size_t)n);
-        if (rc != SIM_AGENT_OK)
-            return rc;
         int64_t until = now_ms() + 250;
         if (until > deadline)
             until = deadline;
+        /* A ping that does not go out in time is no failure yet (the guest may still be
+         * booting); half of one is ended by the next one's leading newline. */
+        size_t sent;
+        int rc = send_all(a, ping, (size_t)n, until, &sent);
+        if (rc != SIM_AGENT_OK && rc != SIM_AGENT_ERR_TIMEOUT)
+            return rc;
         sim_agent_event ev;
         while ((rc = next_event(a, until, &ev)) == SIM_AGENT_OK) {
             bool ours = ev.type == SIM_AGENT_EV_PONG && !strncmp(ev.token, prefix, plen);
@@ -482,6 +531,9 @@ int sim_agent_run(sim_agent *a, const char *command, int timeout_ms, sim_agent_r
     if (timeout_ms <= 0)
         return fail(a, SIM_AGENT_ERR_ARG, "the command timeout must be positive, not %d ms",
                     timeout_ms);
+    if (a->out_of_step)
+        return fail(a, SIM_AGENT_ERR_IO, "an earlier request reached the agent only in part: "
+                    "the channel is out of step (reconnect)");
     char token[48];
     snprintf(token, sizeof token, "%s.r%u", a->session, a->next++);
     char *req;
@@ -489,11 +541,14 @@ int sim_agent_run(sim_agent *a, const char *command, int timeout_ms, sim_agent_r
     if (sim_agent_encode_run(token, (unsigned)timeout_ms, command, &req, &req_len, a->error,
                              sizeof a->error) < 0)
         return SIM_AGENT_ERR_ARG;
-    int rc = send_all(a, req, req_len);
-    free(req);
-    if (rc != SIM_AGENT_OK)
-        return rc;
     int64_t deadline = now_ms() + timeout_ms + a->margin_ms;
+    size_t sent;
+    int rc = send_all(a, req, req_len, deadline, &sent);
+    free(req);
+    if (rc != SIM_AGENT_OK) {
+        a->out_of_step = sent > 0;
+        return rc;
+    }
     char last_error[256] = "";
     sim_agent_event ev;
     while ((rc = next_event(a, deadline, &ev)) == SIM_AGENT_OK) {

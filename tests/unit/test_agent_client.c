@@ -3,15 +3,18 @@
 // byte streams, and the blocking client against peers over a socketpair — scripted fake
 // agents in a child process, and the real gbvp-agent program (guest/agent.c built for the
 // host; its path comes from the build as GBVP_TEST_AGENT).
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gbvp/agent/agent_client.h"
+#include "gbvp/cmd_agent.h"
 #include "tests/unit/unit.h"
 
 /* ---- decoder ---------------------------------------------------------------------------- */
@@ -97,6 +100,12 @@ static void test_decoder_turns_malformed_headers_into_noise(void)
         "RESULT t exit -1 0 0\n",              /* negative code */
         "RESULT t! exit 0 0 0\n",              /* bad token */
         "RESULT t exit 0 0\n",                 /* field missing */
+        "RESULT t exit 256 0 0\n",             /* no exit status: a shell would see 0 */
+        "RESULT t exit 2147483647 0 0\n",
+        "RESULT t signal 2147483647 0 0\n",    /* 128 + N would overflow */
+        "RESULT t signal 128 0 0\n",
+        "RESULT t timeout 1 0 0\n",
+        "RESULT t error 4096 0 0\n",           /* beyond any errno */
         "PONG\n",
         "READY other 1\n",
         "[    0.123] Linux version 6.1\n",     /* boot noise */
@@ -110,6 +119,22 @@ static void test_decoder_turns_malformed_headers_into_noise(void)
             CU_ASSERT_EQUAL(evs[0].type, SIM_AGENT_EV_NOISE);
         free_events(evs, n > 2 ? 2 : n);
     }
+}
+
+static void test_decoder_takes_the_largest_code_of_each_kind(void)
+{
+    static const char wire[] = "RESULT a exit 255 0 0\nRESULT b signal 127 0 0\n"
+                               "RESULT c error 4095 0 0\n";
+    sim_agent_event evs[4];
+    int n = decode_all(wire, sizeof wire - 1, 7, evs, 4);
+    CU_ASSERT_EQUAL_FATAL(n, 3);
+    CU_ASSERT_EQUAL(evs[0].type, SIM_AGENT_EV_RESULT);
+    CU_ASSERT_EQUAL(evs[0].result.code, 255);
+    CU_ASSERT_EQUAL(evs[1].result.kind, SIM_AGENT_SIGNALED);
+    CU_ASSERT_EQUAL(evs[1].result.code, 127);
+    CU_ASSERT_EQUAL(evs[2].result.kind, SIM_AGENT_START_FAILED);
+    CU_ASSERT_EQUAL(evs[2].result.code, 4095);
+    free_events(evs, n);
 }
 
 static void test_decoder_skips_an_overlong_line_and_recovers(void)
@@ -370,6 +395,149 @@ static void test_connect_unix_fails_clearly_for_missing_socket(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/gbvp-agent.sock"));
 }
 
+/* Fills the socket FD until it takes no more: a guest that stopped reading its console. */
+static void fill_socket(int fd)
+{
+    static const char junk[4096];
+    while (send(fd, junk, sizeof junk, MSG_DONTWAIT) > 0 || errno == EINTR)
+        ;
+    while (send(fd, junk, 1, MSG_DONTWAIT) > 0 || errno == EINTR)
+        ;
+}
+
+/* Runs FN(agent) in a child with a 10 s alarm, on a channel whose peer reads nothing, and
+ * returns what FN returned, or -100 when the alarm killed it (the client hung). */
+static int in_child_on_full_channel(int (*fn)(sim_agent *))
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+        return -99;
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(10);
+        fill_socket(sv[0]);
+        sim_agent *a = sim_agent_new(sv[0]);
+        sim_agent_set_reply_margin(a, 100);
+        _exit(-fn(a));
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    close(sv[0]);
+    close(sv[1]);
+    return WIFEXITED(st) ? -WEXITSTATUS(st) : -100;
+}
+
+static int run_on_full_channel(sim_agent *a)
+{
+    sim_agent_result res;
+    int rc = sim_agent_run(a, "true", 200, &res);
+    if (rc == SIM_AGENT_ERR_TIMEOUT && !strstr(sim_agent_last_error(a), "does not read"))
+        return -50;
+    return rc;
+}
+
+static int wait_ready_on_full_channel(sim_agent *a)
+{
+    return sim_agent_wait_ready(a, 500);
+}
+
+static void test_client_gives_up_in_time_on_an_agent_that_reads_nothing(void)
+{
+    CU_ASSERT_EQUAL(in_child_on_full_channel(run_on_full_channel), SIM_AGENT_ERR_TIMEOUT);
+    CU_ASSERT_EQUAL(in_child_on_full_channel(wait_ready_on_full_channel),
+                    SIM_AGENT_ERR_TIMEOUT);
+}
+
+static void test_client_refuses_to_run_after_a_request_went_out_in_part(void)
+{
+    int sv[2];
+    CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    /* A small buffer: Linux sends a request that fits half of it whole or not at all. */
+    int small = 16384;
+    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+    fill_socket(sv[0]);
+    char buf[32768];
+    CU_ASSERT_TRUE_FATAL(read(sv[1], buf, sizeof buf) > 0);   /* room for part of a RUN */
+    sim_agent *a = sim_agent_new(sv[0]);
+    sim_agent_set_reply_margin(a, 100);
+    char *big = malloc(SIM_AGENT_COMMAND_MAX);
+    memset(big, 'x', SIM_AGENT_COMMAND_MAX - 1);
+    big[SIM_AGENT_COMMAND_MAX - 1] = '\0';
+    sim_agent_result res;
+    alarm(20);   /* a client that blocks in send() ends the test run here */
+    CU_ASSERT_EQUAL(sim_agent_run(a, big, 100, &res), SIM_AGENT_ERR_TIMEOUT);
+    alarm(0);
+    CU_ASSERT_EQUAL(sim_agent_run(a, "true", 100, &res), SIM_AGENT_ERR_IO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(sim_agent_last_error(a), "out of step"));
+    free(big);
+    sim_agent_free(a);
+    close(sv[1]);
+}
+
+/* ---- gbvp agent's refusals that need no guest -------------------------------------------- */
+
+/* Runs `gbvp agent ARGS...` in a child; its stderr into ERR. Returns the exit status; *SECS
+ * how long it took. */
+static int agent_cli(const char *const *args, char *err, size_t size, double *secs)
+{
+    char *argv[8];
+    int argc = 0;
+    argv[argc++] = (char *)"agent";
+    for (; *args && argc < 7; args++)
+        argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+    int pfd[2];
+    if (pipe(pfd) < 0)
+        return -1;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(20);
+        dup2(pfd[1], 2);
+        _exit(cmd_agent_main(argc, argv));
+    }
+    close(pfd[1]);
+    size_t got = 0;
+    ssize_t n;
+    while (got + 1 < size && (n = read(pfd[0], err + got, size - 1 - got)) > 0)
+        got += (size_t)n;
+    err[got] = '\0';
+    close(pfd[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void test_agent_cli_refuses_a_too_long_command_before_waiting(void)
+{
+    char *big = malloc(SIM_AGENT_COMMAND_MAX + 2);
+    memset(big, 'x', SIM_AGENT_COMMAND_MAX + 1);
+    big[SIM_AGENT_COMMAND_MAX + 1] = '\0';
+    const char *args[] = { "--socket", "/nonexistent/agent.sock", "--wait", "5", big, NULL };
+    char err[512];
+    double secs;
+    CU_ASSERT_EQUAL(agent_cli(args, err, sizeof err, &secs), 2);
+    CU_ASSERT_TRUE(secs < 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "the agent takes at most"));
+    free(big);
+}
+
+static void test_agent_cli_calls_a_too_long_socket_path_bad_usage(void)
+{
+    char path[200];
+    memset(path, 'y', sizeof path - 1);
+    path[0] = '/';
+    path[sizeof path - 1] = '\0';
+    const char *args[] = { "--socket", path, "true", NULL };
+    char err[512];
+    double secs;
+    CU_ASSERT_EQUAL(agent_cli(args, err, sizeof err, &secs), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "longer than"));
+}
+
 /* ---- client against the real agent program ---------------------------------------------- */
 
 static void real_agent(int fd)
@@ -434,6 +602,7 @@ static const unit_test decoder_tests[] = {
     UNIT_TEST(test_decoder_reads_result_with_binary_output_split_byte_by_byte),
     UNIT_TEST(test_decoder_reads_ready_pong_error_and_crlf_lines),
     UNIT_TEST(test_decoder_turns_malformed_headers_into_noise),
+    UNIT_TEST(test_decoder_takes_the_largest_code_of_each_kind),
     UNIT_TEST(test_decoder_skips_an_overlong_line_and_recovers),
     UNIT_TEST(test_encode_run_frames_command_by_length),
     UNIT_TEST(test_encode_run_rejects_bad_token_and_oversized_command),
@@ -448,6 +617,10 @@ static const unit_test client_tests[] = {
     UNIT_TEST(test_client_wait_ready_gives_up_on_a_silent_channel),
     UNIT_TEST(test_client_rejects_nonpositive_timeout_and_nul_free_limit),
     UNIT_TEST(test_connect_unix_fails_clearly_for_missing_socket),
+    UNIT_TEST(test_client_gives_up_in_time_on_an_agent_that_reads_nothing),
+    UNIT_TEST(test_client_refuses_to_run_after_a_request_went_out_in_part),
+    UNIT_TEST(test_agent_cli_refuses_a_too_long_command_before_waiting),
+    UNIT_TEST(test_agent_cli_calls_a_too_long_socket_path_bad_usage),
     UNIT_TESTS_END,
 };
 
