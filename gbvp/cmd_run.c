@@ -985,16 +985,19 @@ int cmd_run_main(int argc, char **argv)
         free(r);
         return rc;
     }
-    if (r->o.tap && !(r->tap_copy = fopen(r->o.tap, "w"))) {
-        fprintf(stderr, "gbvp run: --tap %s: %s\n", r->o.tap, strerror(errno));
+    /* --tap is written as the run goes, so it is emptied only once every check passed:
+     * here it is only tried (opened without emptying, removed again if this made it) */
+    sim_out_file tap_try = { 0 };
+    int to = r->o.tap ? sim_out_file_open(&tap_try, r->o.tap) : 0;
+    sim_out_file_abandon(&tap_try);
+    if (to) {
+        fprintf(stderr, "gbvp run: --tap %s: %s\n", r->o.tap, strerror(-to));
         free(r);
         return 2;
     }
     int jo = r->o.junit ? sim_out_file_open(&r->junit, r->o.junit) : 0;
     if (jo) {
         fprintf(stderr, "gbvp run: --junit %s: %s\n", r->o.junit, strerror(-jo));
-        if (r->tap_copy)
-            fclose(r->tap_copy);
         free(r);
         return 2;
     }
@@ -1006,8 +1009,12 @@ int cmd_run_main(int argc, char **argv)
                          (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) ||
                          access(r->o.log_dir, W_OK | X_OK))) {
         fprintf(stderr, "gbvp run: --log-dir %s: %s\n", r->o.log_dir, strerror(errno));
-        if (r->tap_copy)
-            fclose(r->tap_copy);
+        sim_out_file_abandon(&r->junit);
+        free(r);
+        return 2;
+    }
+    if (r->o.tap && !(r->tap_copy = fopen(r->o.tap, "w"))) { /* (tried above) */
+        fprintf(stderr, "gbvp run: --tap %s: %s\n", r->o.tap, strerror(errno));
         sim_out_file_abandon(&r->junit);
         free(r);
         return 2;

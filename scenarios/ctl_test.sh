@@ -12,7 +12,7 @@ passed=0 failed=0
 # Every check ends in ok or bad; a check that ends in neither (a helper broken so it returns
 # without a verdict, a script cut short) would pass unseen, so the total is planned, as TAP
 # plans its tests. Add to it with each new check.
-planned=80
+planned=82
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "ctl: FAIL - $*"; }
 expect() { # expect NAME WANT-STATUS WANT-TEXT CTL-ARGS...
@@ -131,6 +131,13 @@ refused_at_once "--log-dir $d/keep.json: Not a directory" \
     run --scenario demo --log-dir "$d/keep.json"
 refused_at_once "--log-dir $d/no/logs: No such file or directory" \
     run --scenario demo --log-dir "$d/no/logs"
+# a run refused by a later check leaves an existing --tap file as it was, makes no new one
+echo earlier >"$d/keep.tap"
+out=$(timeout 20 "$gbvp" run --scenario demo --tap "$d/keep.tap" --log-dir "$d/no/logs" 2>&1); rc=$?
+[ "$rc" -eq 2 ] && [ "$(cat "$d/keep.tap")" = earlier ] && ok ||
+    bad "a refused run keeps the --tap file: status $rc, $(cat "$d/keep.tap"), $out"
+out=$(timeout 20 "$gbvp" run --scenario demo --tap "$d/new.tap" --junit "$d/no/j.xml" 2>&1); rc=$?
+[ "$rc" -eq 2 ] && [ ! -e "$d/new.tap" ] && ok || bad "a refused run made --tap $d/new.tap: status $rc, $out"
 # a watch that ends before its --count (the simulator stopped) fails and says why
 "$gbvp" sim --control "$d/w.ctl" --link "$d/w.sock" </dev/null 2>/dev/null &
 w_sim=$!
