@@ -55,16 +55,12 @@ void sim_scenario_xml_text(FILE *f, const char *s)
     }
 }
 
-static void xml_text(FILE *f, const char *s)
-{
-    sim_scenario_xml_text(f, s);
-}
 
 int sim_scenario_write_junit(const sim_scenario *sc, FILE *f, const char *suite)
 {
     unsigned errors = sc->error ? 1 : 0;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"");
-    xml_text(f, suite);
+    sim_scenario_xml_text(f, suite);
     fprintf(f, "\" tests=\"%zu\" failures=\"%u\" errors=\"%u\" time=\"%.3f\">\n",
             sc->nchecks, sc->failed - errors, errors, sc->wall_s);
     fprintf(f, "  <properties><property name=\"seed\" value=\"%llu\"/></properties>\n",
@@ -72,13 +68,13 @@ int sim_scenario_write_junit(const sim_scenario *sc, FILE *f, const char *suite)
     for (size_t i = 0; i < sc->nchecks; i++) {
         const sc_check *c = &sc->checks[i];
         fprintf(f, "  <testcase classname=\"");
-        xml_text(f, suite);
+        sim_scenario_xml_text(f, suite);
         fprintf(f, "\" name=\"%zu ", i + 1);
-        xml_text(f, c->name);
+        sim_scenario_xml_text(f, c->name);
         fprintf(f, "\"");
         if (c->ok && c->skip) {
             fprintf(f, ">\n    <skipped message=\"");
-            xml_text(f, c->skip);
+            sim_scenario_xml_text(f, c->skip);
             fprintf(f, "\"/>\n  </testcase>\n");
             continue;
         }
@@ -88,12 +84,12 @@ int sim_scenario_write_junit(const sim_scenario *sc, FILE *f, const char *suite)
         }
         bool is_error = sc->error && !c->where && i + 1 == sc->nchecks;
         fprintf(f, ">\n    <%s message=\"", is_error ? "error" : "failure");
-        xml_text(f, c->detail);
+        sim_scenario_xml_text(f, c->detail);
         fprintf(f, "\">");
         if (c->where)
-            xml_text(f, c->where);
+            sim_scenario_xml_text(f, c->where);
         else
-            xml_text(f, c->detail);
+            sim_scenario_xml_text(f, c->detail);
         fprintf(f, "</%s>\n  </testcase>\n", is_error ? "error" : "failure");
     }
     fprintf(f, "</testsuite>\n");
