@@ -63,6 +63,7 @@ help:
 	@echo "make test         unit tests, docs check, scenarios and integration tests (boots the guest)"
 	@echo "make wireshark-check  the dissector on made-up captures and on every scenario's capture"
 	@echo "make docs-check   docs/architecture.md names only functions that exist; includes point down"
+	@echo "make scripts-check  the build scripts' caches after a failed step (stand-in tools)"
 	@echo "make model-check  gbvp model sweeps and plots (tests/model/)"
 	@echo "make plots        redraw docs/figures/ with gbvp model --plot"
 	@echo "make unit         CUnit unit tests only"
@@ -127,6 +128,12 @@ integration: all
 docs-check:
 	$(Q)tests/docs/architecture_test.sh
 
+# The build scripts' caches after a failed step (stand-ins for apt-get, ninja, make, strip in
+# a throwaway GBVP_CACHE: no download, no real build).
+.PHONY: scripts-check
+scripts-check:
+	$(Q)tests/scripts/cache_test.sh
+
 # The Wireshark dissector of gbvp captures (docs/tracing.md) into the personal Lua plugins.
 .PHONY: install-wireshark
 install-wireshark:
@@ -184,7 +191,7 @@ plots: $(B)/gbvp
 	$(Q)cp $(B)/plots/incast/latency_cdf.svg $(B)/plots/incast/queue_depth.svg docs/figures/
 	@echo "plots: docs/figures/goodput_vs_size.svg latency_cdf.svg queue_depth.svg"
 
-test: unit docs-check model-check scenarios wireshark-check integration
+test: unit docs-check scripts-check model-check scenarios wireshark-check integration
 
 clean:
 	rm -rf build

@@ -13,6 +13,11 @@
 # The last two lines of a successful run are "kernel: PATH" and "initramfs: PATH"; the
 # modules flavour prints "modules: DIR" (the /lib/modules tree's root) before them.
 set -euo pipefail
+# The helpers that fetch or build the initramfs's tools run in command substitutions
+# (gpio=$(gpio_tools)), where bash otherwise turns -e off: a failed strip or cp there went
+# unnoticed and the helper then moved its half-made directory into the cache, where every
+# later run found it "built" and failed on the missing file.
+shopt -s inherit_errexit
 
 # Bump when the way an artifact is made changes (not when an input file changes: those are
 # hashed into the key already).

@@ -179,11 +179,13 @@ src=$dir/src
 if [ ! -f "$src/.gbvp-extracted" ]; then
     upstream=${ver#*:}          # drop the epoch: file names carry none
     dsc=$qcache/dl/qemu_${upstream}.dsc
-    if [ ! -f "$dsc" ]; then
-        say "downloading the qemu $ver source package"
-        (cd "$qcache/dl" && apt-get source --download-only "qemu=$ver" >"$qcache/dl/apt.log" 2>&1) ||
-            { tail -n 20 "$qcache/dl/apt.log" >&2; die "apt-get source qemu=$ver failed"; }
-    fi
+    # Asked every time the tree is unpacked, even with the .dsc there: apt-get writes each
+    # file in place, the small .dsc first, so a download that broke off leaves a .dsc beside
+    # a short tarball, which dpkg-source then refused on every later run. apt-get skips the
+    # files whose checksums match and fetches the rest again.
+    say "downloading the qemu $ver source package (or checking the one in $qcache/dl)"
+    (cd "$qcache/dl" && apt-get source --download-only "qemu=$ver" >"$qcache/dl/apt.log" 2>&1) ||
+        { tail -n 20 "$qcache/dl/apt.log" >&2; die "apt-get source qemu=$ver failed"; }
     [ -f "$dsc" ] || die "$dsc missing after apt-get source"
     say "unpacking with dpkg-source -x (applies Debian's patches)"
     rm -rf "$src" "$dir/src.tmp"
@@ -238,13 +240,20 @@ grep -qx "source greybus/Kconfig" "$src/hw/usb/Kconfig" ||
 # --- 3b. gbvp's patches to QEMU itself (qemu-hw/patches/*.patch, each says why) -------------
 # A copy of every applied patch is kept in the tree, so that a patch changed or removed in
 # the project is reversed first and only the files it touches are rebuilt.
+# Each patch is tried with --dry-run first: patch writes the hunks that apply and leaves the
+# others in .rej files, and a tree half patched that way refused the corrected patch on
+# every later run ("previously applied"), with nothing recorded to reverse.
 applied=$src/.gbvp-patches
 mkdir -p "$applied"
-for f in $(ls -r "$applied"/*.patch 2>/dev/null); do
+# (reversed in the opposite order of applying; a glob, not ls, keeps paths with spaces whole)
+was_applied=()
+for f in "$applied"/*.patch; do [ -f "$f" ] && was_applied=("$f" "${was_applied[@]}"); done
+for f in "${was_applied[@]}"; do
     name=$(basename "$f")
     cmp -s "$f" "$here/qemu-hw/patches/$name" && continue
     say "  reversing $name"
-    patch -d "$src" -p1 -R -s <"$f" || die "cannot reverse $name in $src (remove $dir to start afresh)"
+    patch -d "$src" -p1 -R -s --dry-run <"$f" >/dev/null &&
+        patch -d "$src" -p1 -R -s <"$f" || die "cannot reverse $name in $src (remove $dir to start afresh)"
     rm -f "$f"
 done
 for f in "$here"/qemu-hw/patches/*.patch; do
@@ -252,6 +261,10 @@ for f in "$here"/qemu-hw/patches/*.patch; do
     name=$(basename "$f")
     cmp -s "$f" "$applied/$name" && continue
     say "  applying $name"
+    if ! out=$(patch -d "$src" -p1 -N -s --dry-run <"$f" 2>&1); then
+        printf '%s\n' "$out" >&2
+        die "$name does not apply to qemu $ver (in $src; the tree is left as it was)"
+    fi
     patch -d "$src" -p1 -N -s <"$f" || die "$name does not apply to qemu $ver (in $src)"
     cp "$f" "$applied/$name"
 done
