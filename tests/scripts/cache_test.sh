@@ -8,7 +8,7 @@
 #    tarball for ever); a patch that does not apply leaves the tree unpatched, so that the
 #    corrected patch applies; a removed patch is reversed
 #  - build-guest.sh: a tool helper that fails half way (strip) leaves no "built" directory
-# Ends with "N passed, N failed".
+# Ends with "scripts: N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
@@ -138,5 +138,5 @@ else
         not_ok "build-guest.sh: the next run builds the tools again" "$(tail -n 5 <<<"$out")"
     fi
 fi
-echo "$passed passed, $failed failed"
+echo "scripts: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
