@@ -97,6 +97,21 @@ static bool code_fits(sim_agent_kind kind, uint64_t code)
     return code <= max[kind];
 }
 
+/* A RESULT's KIND word. */
+static bool parse_kind(const char *w, sim_agent_kind *kind)
+{
+    static const char *const names[] = {
+        [SIM_AGENT_EXITED] = "exit", [SIM_AGENT_SIGNALED] = "signal",
+        [SIM_AGENT_TIMED_OUT] = "timeout", [SIM_AGENT_START_FAILED] = "error",
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (names[k] && !strcmp(w, names[k])) {
+            *kind = (sim_agent_kind)k;
+            return true;
+        }
+    return false;
+}
+
 /* Decodes one complete header line. May start a payload instead of finishing an event. */
 static void decode_line(sim_agent_decoder *dec, char *line, sim_agent_event *ev)
 {
@@ -111,6 +126,7 @@ static void decode_line(sim_agent_decoder *dec, char *line, sim_agent_event *ev)
         return;
     }
     uint64_t v, code, trunc, len;
+    sim_agent_kind kind;
     if (!strcmp(w[0], "READY") && n == 3 && !strcmp(w[1], "gbvp-agent") &&
         parse_number(w[2], &v) && v < 1000) {
         ev->type = SIM_AGENT_EV_READY;
@@ -122,25 +138,9 @@ static void decode_line(sim_agent_decoder *dec, char *line, sim_agent_event *ev)
         ev->type = SIM_AGENT_EV_ERROR;
         snprintf(ev->text, sizeof ev->text, "%s", copy[5] ? copy + 6 : "");
     } else if (!strcmp(w[0], "RESULT") && n == 6 && token_valid(w[1]) &&
-               parse_number(w[3], &code) && code <= 0x7fffffff && parse_number(w[4], &trunc) &&
-               trunc <= 1 && parse_number(w[5], &len) && len <= SIM_AGENT_OUTPUT_MAX) {
-        sim_agent_kind kind;
-        if (!strcmp(w[2], "exit"))
-            kind = SIM_AGENT_EXITED;
-        else if (!strcmp(w[2], "signal"))
-            kind = SIM_AGENT_SIGNALED;
-        else if (!strcmp(w[2], "timeout"))
-            kind = SIM_AGENT_TIMED_OUT;
-        else if (!strcmp(w[2], "error"))
-            kind = SIM_AGENT_START_FAILED;
-        else {
-            set_noise(ev, copy);
-            return;
-        }
-        if (!code_fits(kind, code)) {
-            set_noise(ev, copy);
-            return;
-        }
+               parse_kind(w[2], &kind) && parse_number(w[3], &code) && code_fits(kind, code) &&
+               parse_number(w[4], &trunc) && trunc <= 1 && parse_number(w[5], &len) &&
+               len <= SIM_AGENT_OUTPUT_MAX) {
         sim_agent_event *p = &dec->pending;
         memset(p, 0, sizeof *p);
         p->type = SIM_AGENT_EV_RESULT;
