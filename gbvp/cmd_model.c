@@ -18,6 +18,7 @@
 #include "gbvp/model/model_sweep.h"
 #include "gbvp/model/model_table.h"
 #include "gbvp/model/model_topo.h"
+#include "gbvp/out_file.h"
 
 static void usage(FILE *out)
 {
@@ -84,36 +85,39 @@ static int write_to(const char *path, void (*fn)(const void *, FILE *), const vo
     return 0;
 }
 
-/* 0 when `path` can be made or written: an existing file (or, for --plot, directory) we
- * may write, or a new name in a directory we may write; else -1 having said why. Checked
- * before anything runs so a long sweep's results are not lost to a typo; nothing is made
- * yet, so a run cut short (^C) leaves no empty file behind. */
-static int check_out_path(const char *opt, const char *path, bool dir)
+/* 0 when --plot's DIR is a directory we may write, or a new name in one; else the errno. */
+static int plot_dir_error(const char *path)
 {
     struct stat st;
+    if (!*path)
+        return ENOENT;
+    if (!stat(path, &st))
+        return !S_ISDIR(st.st_mode) ? ENOTDIR : access(path, W_OK | X_OK) ? errno : 0;
+    if (errno != ENOENT)
+        return errno;
+    char *copy = strdup(path);
+    if (!copy)
+        return ENOMEM;
+    const char *parent = dirname(copy);
     int e = 0;
+    if (stat(parent, &st))
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (access(parent, W_OK | X_OK))
+        e = errno;
+    free(copy);
+    return e;
+}
+
+/* 0 when an output can be written, else -1 having said why. Checked before anything runs
+ * so a long sweep's results are not lost to a typo; a file is only tried (sim_out_file_try:
+ * nothing is left made), so a run cut short (^C) leaves no empty file behind. */
+static int check_out_path(const char *opt, const char *path, bool dir)
+{
     if (!strcmp(path, "-") && !dir)
         return 0;
-    if (!*path) {
-        e = ENOENT;
-    } else if (!stat(path, &st)) {
-        if (dir != !!S_ISDIR(st.st_mode))
-            e = dir ? ENOTDIR : EISDIR;
-        else if (access(path, dir ? W_OK | X_OK : W_OK))
-            e = errno;
-    } else if (errno != ENOENT) {
-        e = errno;
-    } else {
-        char *copy = strdup(path);
-        const char *parent = copy ? dirname(copy) : ".";
-        if (stat(parent, &st))
-            e = errno;
-        else if (!S_ISDIR(st.st_mode))
-            e = ENOTDIR;
-        else if (access(parent, W_OK | X_OK))
-            e = errno;
-        free(copy);
-    }
+    int e = dir ? plot_dir_error(path) : -sim_out_file_try(path);
     if (!e)
         return 0;
     fprintf(stderr, "gbvp model: %s %s: %s\n", opt, path, strerror(e));

@@ -987,9 +987,7 @@ int cmd_run_main(int argc, char **argv)
     }
     /* --tap is written as the run goes, so it is emptied only once every check passed:
      * here it is only tried (opened without emptying, removed again if this made it) */
-    sim_out_file tap_try = { 0 };
-    int to = r->o.tap ? sim_out_file_open(&tap_try, r->o.tap) : 0;
-    sim_out_file_abandon(&tap_try);
+    int to = r->o.tap ? sim_out_file_try(r->o.tap) : 0;
     if (to) {
         fprintf(stderr, "gbvp run: --tap %s: %s\n", r->o.tap, strerror(-to));
         free(r);

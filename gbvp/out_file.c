@@ -36,6 +36,14 @@ int sim_out_file_open(sim_out_file *o, const char *path)
     return rc;
 }
 
+int sim_out_file_try(const char *path)
+{
+    sim_out_file o;
+    int rc = sim_out_file_open(&o, path);
+    sim_out_file_abandon(&o);
+    return rc;
+}
+
 int sim_out_file_write(sim_out_file *o, int (*write)(FILE *f, void *ctx), void *ctx)
 {
     struct stat st;

@@ -21,6 +21,11 @@ typedef struct sim_out_file {
 /* Opens `path` for writing without emptying it (a FIFO: only checks that it is one). 0,
  * or -errno (nothing open). */
 int sim_out_file_open(sim_out_file *o, const char *path);
+/* Whether `path` could be opened as above, trying it and leaving it as it was (a file the
+ * try made is removed): for a file written as the run goes, emptied only once every other
+ * check passed, or one written only at the end by a command that keeps no handle. 0 or
+ * -errno. */
+int sim_out_file_try(const char *path);
 /* Writes the report through write(f, ctx), which returns 0 or -errno, into the emptied
  * file and closes it. 0, or the first -errno of emptying, writing, flushing and closing;
  * a file that could not be emptied is left as sim_out_file_abandon leaves it. */
