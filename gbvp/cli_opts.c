@@ -2,6 +2,8 @@
 // Text-valued command-line options (gbvp/cli_opts.h).
 #include "gbvp/cli_opts.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool sim_cli_text_opt_set(const sim_cli_text_opt *opts, const char *name, const char *value)
@@ -12,4 +14,21 @@ bool sim_cli_text_opt_set(const sim_cli_text_opt *opts, const char *name, const 
             return true;
         }
     return false;
+}
+
+bool sim_cli_seed(const char *v, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 0);
+    if (errno || end == v || *end || v[0] == '-' || n > INT64_MAX)
+        return false;
+    *out = n;
+    return true;
+}
+
+bool sim_cli_set_ok(const char *v)
+{
+    const char *eq = strchr(v, '=');
+    return eq && eq != v;
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "gbvp/agent/agent_client.h"
+#include "gbvp/cli_opts.h"
 #include "gbvp/cpu_list.h"
 #include "gbvp/out_file.h"
 #include "gbvp/paths.h"
@@ -684,8 +685,7 @@ static void keep_running(run_ctx *r)
 static int parse_number_or_set(const char *a, const char *v, run_opts *o)
 {
     if (!strcmp(a, "--set")) {
-        const char *eq = strchr(v, '=');
-        if (!eq || eq == v || o->nset == MAX_SET) {
+        if (!sim_cli_set_ok(v) || o->nset == MAX_SET) {
             fprintf(stderr, "gbvp run: --set %s: want NAME=VALUE (at most %d)\n", v, MAX_SET);
             return -1;
         }

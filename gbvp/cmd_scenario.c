@@ -236,7 +236,7 @@ int cmd_scenario_main(int argc, char **argv)
         if (sim_cli_text_opt_set(text_opts, a, v))
             continue;
         if (!strcmp(a, "--seed")) {
-            if (parse_u64(v, INT64_MAX, &seed)) {
+            if (!sim_cli_seed(v, &seed)) {
                 fprintf(stderr, "gbvp scenario: --seed %s: want a number 0..2^63-1\n", v);
                 return 2;
             }
@@ -251,8 +251,7 @@ int cmd_scenario_main(int argc, char **argv)
                 return 2;
             }
         } else if (!strcmp(a, "--set")) {
-            const char *eq = strchr(v, '=');
-            if (!eq || eq == v || nargs == MAX_ARGS) {
+            if (!sim_cli_set_ok(v) || nargs == MAX_ARGS) {
                 fprintf(stderr, "gbvp scenario: --set %s: want NAME=VALUE (at most %d)\n", v,
                         MAX_ARGS);
                 return 2;

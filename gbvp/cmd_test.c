@@ -4,6 +4,7 @@
 // scenario, the summary "N passed, N failed", writes a combined JUnit XML file, and keeps
 // the TAP, JUnit and log of every failed scenario in the artifacts folder.
 #include "gbvp/cmd_test.h"
+#include "gbvp/cli_opts.h"
 #include "gbvp/out_file.h"
 #include "gbvp/paths.h"
 #include "gbvp/scenario/scenario.h"
@@ -449,17 +450,14 @@ static void stop_all(runner *r, size_t next)
  * (status 2) before anything runs, not N scenarios that each end abnormally. */
 static bool forward_ok(const char *opt, const char *v)
 {
-    char *end;
+    uint64_t seed;
     if (!strcmp(opt, "--seed")) {
-        errno = 0;
-        unsigned long long n = strtoull(v, &end, 0);
-        if (errno || end == v || *end || v[0] == '-' || n > INT64_MAX) {
+        if (!sim_cli_seed(v, &seed)) {
             fprintf(stderr, "gbvp test: --seed %s: want a number 0..2^63-1\n", v);
             return false;
         }
     } else if (!strcmp(opt, "--set")) {
-        const char *eq = strchr(v, '=');
-        if (!eq || eq == v) {
+        if (!sim_cli_set_ok(v)) {
             fprintf(stderr, "gbvp test: --set %s: want NAME=VALUE\n", v);
             return false;
         }
