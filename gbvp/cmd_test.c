@@ -25,12 +25,27 @@
 #define MAX_FORWARD 64
 #define MAX_JOBS 64
 
+/* A job's status when the scenario gave none of its own. */
+enum {
+    JOB_KILLED = -1,      /* at the time limit */
+    JOB_NOT_STARTED = -2, /* could not start */
+    JOB_INTERRUPTED = -3, /* stopped, or never started, because the runner was interrupted */
+};
+
+/* What happened to a job that ended without its own exit status, or NULL. */
+static const char *job_fate(int status)
+{
+    return status == JOB_KILLED        ? "killed at the time limit"
+           : status == JOB_NOT_STARTED ? "could not start"
+           : status == JOB_INTERRUPTED ? "interrupted"
+                                       : NULL;
+}
+
 typedef struct job {
     char *file;
     char dir[PATH_MAX];
     pid_t pid;
-    int status; /* exit status; -1 killed at the time limit, -2 could not start,
-                 * -3 stopped or never started because the runner was interrupted */
+    int status; /* exit status, or one of the JOB_ values below */
     bool done;
     struct timespec start;
     double seconds;
@@ -218,7 +233,7 @@ static void start(runner *r, size_t idx, const char *self)
     clock_gettime(CLOCK_MONOTONIC, &j->start);
     if (mkdir_p(j->dir)) {
         fprintf(stderr, "gbvp test: cannot create %s: %s\n", j->dir, strerror(errno));
-        j->status = -2;
+        j->status = JOB_NOT_STARTED;
         j->done = true;
         return;
     }
@@ -235,7 +250,7 @@ static void start(runner *r, size_t idx, const char *self)
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        j->status = -2;
+        j->status = JOB_NOT_STARTED;
         j->done = true;
         return;
     }
@@ -314,10 +329,9 @@ static void junit_append(FILE *out, const job *j)
         fclose(f);
     }
     if (!any) {
-        const char *why = j->status == -1 ? "killed at the time limit"
-                          : j->status == -2 ? "could not be started"
-                          : j->status == -3 ? "interrupted"
-                                            : "ended without writing results (crashed?)";
+        const char *why = job_fate(j->status);
+        if (!why)
+            why = "ended without writing results (crashed?)";
         /* the name comes from a file name: escaped like any text in the report */
         fputs("<testsuite name=\"", out);
         sim_scenario_xml_text(out, name);
@@ -389,14 +403,10 @@ static void report_done(const runner *r, size_t next, size_t *reported, unsigned
             printf("not ok %zu - %s (not started: interrupted)\n", *reported, j->file);
         } else {
             (*failed)++;
+            const char *fate = job_fate(j->status);
             printf("not ok %zu - %s (%s; log, TAP and JUnit in %s)\n", *reported, j->file,
-                   j->status == -1 ? "killed at the time limit"
-                   : j->status == -2 ? "could not start"
-                   : j->status == -3 ? "interrupted"
-                   : j->status == 1  ? "failed"
-                                     : "ended abnormally",
-                   j->dir);
-            if (j->status != -3)
+                   fate ? fate : j->status == 1 ? "failed" : "ended abnormally", j->dir);
+            if (j->status != JOB_INTERRUPTED)
                 print_why(j);
         }
         fflush(stdout);
@@ -441,7 +451,7 @@ static void stop_all(runner *r, size_t next)
             }
             nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
         }
-        j->status = -3;
+        j->status = JOB_INTERRUPTED;
         j->done = true;
     }
 }
@@ -632,7 +642,7 @@ int cmd_test_main(int argc, char **argv)
                 /* (a guest's run also builds or boots it first) */
                 kill(j->pid, SIGKILL);
                 waitpid(j->pid, &st, 0);
-                j->status = -1;
+                j->status = JOB_KILLED;
             } else {
                 continue;
             }
