@@ -19,6 +19,13 @@
 // At most AGENT_OUTPUT_MAX bytes of output are returned; TRUNCATED is 1 if more was
 // produced (and discarded). A host that lost sync sends PING with a fresh token and skips
 // everything until the matching PONG.
+//
+// A NUL byte is a break: it never belongs to a request (commands may not hold one), so the
+// agent drops the header line or the RUN payload it is reading and waits for the next
+// header; for a payload cut short it answers "ERROR RUN TOKEN: ...". A host that connects
+// after another left a request half sent (killed, or its channel full) starts with a break,
+// so the agent does not read the new requests as the rest of the old command. No timer is
+// needed, which matters under lockstep, where guest time jumps ahead while the guest idles.
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -110,9 +117,9 @@ static ssize_t in_fill(agent_in *in)
     }
 }
 
-/* Reads one line without its "\n" (a "\r" before it is dropped too). Returns 1 with a line,
- * 0 at end of stream, -1 on a read error, -2 when the line was longer than the buffer (the
- * rest of it is skipped). */
+/* Reads one line without its "\n" (a "\r" before it is dropped too); a break (NUL) drops
+ * what came before it on the line. Returns 1 with a line, 0 at end of stream, -1 on a read
+ * error, -2 when the line was longer than the buffer (the rest of it is skipped). */
 static int in_line(agent_in *in, char *line, size_t size)
 {
     size_t len = 0;
@@ -126,6 +133,11 @@ static int in_line(agent_in *in, char *line, size_t size)
                 line[len] = '\0';
                 return too_long ? -2 : 1;
             }
+            if (c == '\0') {
+                len = 0;
+                too_long = false;
+                continue;
+            }
             if (len + 1 < size)
                 line[len++] = c;
             else
@@ -137,7 +149,9 @@ static int in_line(agent_in *in, char *line, size_t size)
     }
 }
 
-static int in_exact(agent_in *in, char *dst, size_t len)
+/* Reads LEN payload bytes into DST (NULL: skips them). Returns 0 when all came, -1 at end of
+ * stream or on a read error, 1 at a break (the NUL is consumed, the payload abandoned). */
+static int in_payload(agent_in *in, char *dst, size_t len)
 {
     while (len > 0) {
         if (in->start == in->end) {
@@ -148,9 +162,17 @@ static int in_exact(agent_in *in, char *dst, size_t len)
         size_t take = in->end - in->start;
         if (take > len)
             take = len;
-        memcpy(dst, in->buf + in->start, take);
+        const char *from = in->buf + in->start;
+        const char *brk = memchr(from, '\0', take);
+        if (brk) {
+            in->start += (size_t)(brk - from) + 1;
+            return 1;
+        }
+        if (dst) {
+            memcpy(dst, from, take);
+            dst += take;
+        }
         in->start += take;
-        dst += take;
         len -= take;
     }
     return 0;
@@ -321,11 +343,8 @@ static int handle_run(agent_in *in, int out_fd, char **args, int nargs)
     bool len_ok = nargs == 4 && number_ok(args[3], AGENT_COMMAND_MAX, &len);
     if (!len_ok || !token_ok(args[1]) || !number_ok(args[2], 86400000UL, &timeout_ms)) {
         /* Skip a payload whose length is known, so the next header is read in step. */
-        for (unsigned long skip = len_ok ? len : 0; skip > 0; skip--) {
-            char c;
-            if (in_exact(in, &c, 1) < 0)
-                return -1;
-        }
+        if (len_ok && in_payload(in, NULL, len) < 0)
+            return -1;
         return send_line(out_fd, "ERROR RUN wants: RUN TOKEN TIMEOUT_MS LEN "
                                  "(TOKEN [A-Za-z0-9_.-]{1,64}, TIMEOUT_MS <= 86400000, LEN <= %d)",
                          AGENT_COMMAND_MAX);
@@ -333,15 +352,15 @@ static int handle_run(agent_in *in, int out_fd, char **args, int nargs)
     char *command = malloc(len + 1);
     if (!command)
         return -1;
-    if (in_exact(in, command, len) < 0) {
+    int got = in_payload(in, command, len);
+    if (got != 0) {
         free(command);
-        return -1;
+        if (got < 0)
+            return -1;
+        return send_line(out_fd, "ERROR RUN %s: a break (NUL) came before the command's %lu "
+                                 "bytes; not run", args[1], len);
     }
     command[len] = '\0';
-    if (memchr(command, '\0', len)) {
-        free(command);
-        return send_line(out_fd, "ERROR RUN %s: command contains a NUL byte", args[1]);
-    }
     agent_output out = { 0 };
     agent_status st = run_command(command, timeout_ms, &out);
     free(command);

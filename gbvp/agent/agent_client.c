@@ -276,8 +276,8 @@ struct sim_agent {
     sim_agent_wait_fn wait;   /* NULL: poll() */
     void *wait_ctx;
     char error[512];
-    /* A RUN request went out only in part: the agent reads the next request's bytes as the
-     * rest of that command, so nothing more is sent on this channel. */
+    /* A RUN request went out only in part: the agent would read the next request's bytes as
+     * the rest of that command, so the next run first breaks it off and pings. */
     bool out_of_step;
 };
 
@@ -480,9 +480,10 @@ int sim_agent_wait_ready(sim_agent *a, int timeout_ms)
     snprintf(prefix, sizeof prefix, "%s.p", a->session);
     size_t plen = strlen(prefix);
     for (;;) {
-        char ping[96];
-        /* The leading newline ends any partial line left in the guest's input. */
-        int n = snprintf(ping, sizeof ping, "\nPING %s%u\n", prefix, a->next++);
+        /* The leading break (NUL, guest/agent.c) ends a request some earlier client left
+         * half sent, and the newline after it any partial line left in the guest's input. */
+        char ping[96] = { '\0' };
+        int n = 1 + snprintf(ping + 1, sizeof ping - 1, "\nPING %s%u\n", prefix, a->next++);
         int64_t until = now_ms() + 250;
         if (until > deadline)
             until = deadline;
@@ -531,9 +532,6 @@ int sim_agent_run(sim_agent *a, const char *command, int timeout_ms, sim_agent_r
     if (timeout_ms <= 0)
         return fail(a, SIM_AGENT_ERR_ARG, "the command timeout must be positive, not %d ms",
                     timeout_ms);
-    if (a->out_of_step)
-        return fail(a, SIM_AGENT_ERR_IO, "an earlier request reached the agent only in part: "
-                    "the channel is out of step (reconnect)");
     char token[48];
     snprintf(token, sizeof token, "%s.r%u", a->session, a->next++);
     char *req;
@@ -542,6 +540,18 @@ int sim_agent_run(sim_agent *a, const char *command, int timeout_ms, sim_agent_r
                              sizeof a->error) < 0)
         return SIM_AGENT_ERR_ARG;
     int64_t deadline = now_ms() + timeout_ms + a->margin_ms;
+    if (a->out_of_step) {
+        int64_t left = deadline - now_ms();
+        int rc = sim_agent_wait_ready(a, left > 1 ? (int)left : 1);
+        if (rc != SIM_AGENT_OK) {
+            char why[sizeof a->error];
+            snprintf(why, sizeof why, "%s", a->error);
+            free(req);
+            return fail(a, rc, "an earlier request reached the agent only in part, and the "
+                        "agent did not answer once it was broken off: %s", why);
+        }
+        a->out_of_step = false;
+    }
     size_t sent;
     int rc = send_all(a, req, req_len, deadline, &sent);
     free(req);

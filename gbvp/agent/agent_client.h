@@ -99,7 +99,8 @@ void sim_agent_free(sim_agent *agent);
 int sim_agent_connect_unix(const char *path, int timeout_ms, sim_agent **out, char *err,
                            size_t err_size);
 
-/* Pings until the agent answers or TIMEOUT_MS passes: the guest may still be booting. */
+/* Pings until the agent answers or TIMEOUT_MS passes: the guest may still be booting. Each
+ * ping starts with a break, which ends a request an earlier client left half sent. */
 int sim_agent_wait_ready(sim_agent *agent, int timeout_ms);
 /* Waits, sending nothing, for the agent's "READY" line, which it writes once when it starts;
  * for a guest whose input must not change (lockstep), connected before the agent starts. */
@@ -108,7 +109,8 @@ int sim_agent_wait_started(sim_agent *agent, int timeout_ms);
 /* Runs COMMAND in the guest with /bin/sh -c. The guest kills it after TIMEOUT_MS (> 0); the
  * client waits that long plus the reply margin (default 10 s, for slow TCG guests) before
  * giving up with SIM_AGENT_ERR_TIMEOUT. On SIM_AGENT_OK, *res holds the outcome (clear it
- * with sim_agent_result_clear). */
+ * with sim_agent_result_clear). After a request that went out only in part, the next run
+ * first breaks it off (a NUL, guest/agent.c) and pings, within the same time. */
 int sim_agent_run(sim_agent *agent, const char *command, int timeout_ms, sim_agent_result *res);
 /* sim_agent_run with the reason of a failure copied into err. */
 int sim_agent_run_or_say(sim_agent *agent, const char *command, int timeout_ms,

@@ -121,6 +121,36 @@ else
     not_ok "sleep 30 with --timeout 1 ends with status 124" "status $rc"
 fi
 
+# A client that sent a RUN header and half its command, then left (killed mid-send): the next
+# client's break ends that request, and the half command never runs.
+if timeout 20 /usr/bin/python3 - "$sock" <<'EOF'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(b"\nPING half.p0\n")   # the agent reads this channel now
+got = b""
+while b"PONG half.p0\n" not in got:
+    chunk = s.recv(4096)
+    if not chunk:
+        sys.exit("channel closed before PONG")
+    got += chunk
+s.sendall(b"RUN half.r0 0 60000\ntouch /tmp/half-command-ran; echo ")
+time.sleep(2)   # QEMU passes it to the guest before this client leaves
+s.close()
+EOF
+then
+    after=$("$gbvp" agent --socket "$sock" --wait 30 --timeout 30 -- \
+            'test -e /tmp/half-command-ran && echo ran; echo after' 2>&1); rc=$?
+    if [ $rc -eq 0 ] && [ "$after" = after ]; then
+        ok "a request an earlier client left half sent is dropped; the next client runs"
+    else
+        not_ok "after a half-sent request, the next client runs (and the half command does not)" \
+            "status $rc, output: $after"
+    fi
+else
+    not_ok "send half a request to $sock"
+fi
+
 mounts=$(agent 'cat /proc/mounts' 2>&1)
 missing=
 for fs in proc sysfs devtmpfs debugfs; do
