@@ -384,6 +384,11 @@ static int run(sim_scenario *sc, int load_status)
         }
         lua_pop(L, 1);
     }
+    /* A script that ran to its end and checked nothing has shown nothing: a skip says so
+     * in TAP and JUnit (a lost check or a loop that ran zero times would otherwise pass
+     * unseen in a regression run). */
+    if (sc->nchecks == 0)
+        sc_record_skip(sc, "scenario", "it made no checks");
     fprintf(sc->tap, "1..%zu\n", sc->nchecks);
     fprintf(sc->tap, "# %u passed, %u failed\n", sc->passed, sc->failed);
     fflush(sc->tap);

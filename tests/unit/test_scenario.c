@@ -440,6 +440,24 @@ static void test_scenario_skip_inside_step_hook_ends_the_script(void)
     finish(&r);
 }
 
+/* A script that checks nothing is a visible skip, in TAP and JUnit, not a silent pass. */
+static void test_scenario_with_no_checks_is_reported_as_a_skip(void)
+{
+    run r;
+    run_string(&r, "local n = 0\nfor _ = 1, n do gbvp.check(true, 'lost') end\n");
+    CU_ASSERT_EQUAL(r.rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.tap, "ok 1 - scenario # SKIP it made no checks\n1..1\n"));
+    char buf[2048];
+    CU_ASSERT_TRUE(junit_of(&r, "s", buf, sizeof buf) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<skipped message=\"it made no checks\"/>"));
+    finish(&r);
+    /* one check, even a skip, is what the script says and nothing is added */
+    run_string(&r, "gbvp.check(true, 'one')\n");
+    CU_ASSERT_PTR_NULL(strstr(r.tap, "SKIP"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.tap, "1..1\n"));
+    finish(&r);
+}
+
 /* Invalid UTF-8 and control characters in names do not make the report malformed. */
 static void test_scenario_junit_is_utf8_whatever_the_names(void)
 {
@@ -476,6 +494,7 @@ static const unit_test tests[] = {
     UNIT_TEST(test_scenario_stuck_in_c_ends_the_process),
     UNIT_TEST(test_scenario_odd_numbers_are_named_as_given),
     UNIT_TEST(test_scenario_skip_inside_step_hook_ends_the_script),
+    UNIT_TEST(test_scenario_with_no_checks_is_reported_as_a_skip),
     UNIT_TEST(test_scenario_junit_is_utf8_whatever_the_names),
     UNIT_TESTS_END,
 };
