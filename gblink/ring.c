@@ -205,6 +205,14 @@ int gbl_ring_read(gbl_ring *r, uint8_t *buf, uint32_t *len, char *err, size_t er
         memcpy(&n, r->data + pos, sizeof(n));
         memcpy(&type, r->data + pos + 4, sizeof(type));
         if (type == GBL_T_PAD) {
+            /* A pad is written only when a record does not fit before the end, so one at
+             * offset 0 pads nothing; refusing it also means one read skips at most one pad,
+             * and a peer publishing pads alone cannot keep the consumer looping here. */
+            if (pos == 0) {
+                snprintf(err, errlen, "bad padding record at offset 0 (length %u): a pad only "
+                         "comes before the end of the ring", n);
+                return -EPROTO;
+            }
             if (n != to_end || n > avail) {
                 snprintf(err, errlen,
                          "bad padding record at offset %u: length %u, %u bytes to the end "

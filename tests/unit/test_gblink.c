@@ -664,6 +664,25 @@ static void write_raw(fake_peer *f, uint32_t pos, uint32_t len, uint16_t type,
     memset(d + pos + sizeof(w), 0xa5, payload_len);
 }
 
+/* Moves the server's read position to 64 bytes before the end of a ring of R bytes with
+ * well-formed records, which it takes, so the next test record starts there. */
+static void fill_to_near_end(hostile *h, uint32_t R)
+{
+    static uint8_t zero[GBL_RING_MIN];
+    gbl_record r = { .type = GBL_T_GB_MESSAGE, .cport = 1, .payload = zero };
+    char err[128];
+    uint32_t left = R - 64;
+    while (left) {   /* too long for one record: several */
+        r.len = left > 4096 ? 4096 - 24 : left - 24;
+        CU_ASSERT_EQUAL(gbl_ring_write(&h->f.tx, &r, err, sizeof(err)), 0);
+        left -= (24 + r.len + 7) & ~7u;
+    }
+    tep *eps[1] = { &h->srv };
+    fake_kick(&h->f);
+    tep_run(eps, 1, NULL, NULL, 50);
+    CU_ASSERT_EQUAL(gbl_state(h->srv.l), GBL_STATE_UP);
+}
+
 static void test_gblink_reader_rejects_corrupt_indices_lengths_and_types(void)
 {
     hostile h;
@@ -721,36 +740,24 @@ static void test_gblink_reader_rejects_corrupt_indices_lengths_and_types(void)
     *fake_ctrl(&h.f, GBL_RING_C2S, GBL_CTRL_HEAD) = 8;
     expect_protocol_error(&h, "runs past the published data");
 
-    /* a record that would run past the end of the ring: move the server's tail near the
-     * end with good padding first, then publish a record crossing the end */
+    /* a pad at offset 0 pads nothing: refused, so pads alone cannot keep the reader busy */
     hostile_connect(&h);
-    write_raw(&h.f, 0, R - 64, GBL_T_PAD, 0);
-    write_raw(&h.f, R - 64, 4000, GBL_T_GB_MESSAGE, 0); /* would need wrap */
+    write_raw(&h.f, 0, R, GBL_T_PAD, 0);
     *fake_ctrl(&h.f, GBL_RING_C2S, GBL_CTRL_HEAD) = R;
-    expect_protocol_error(&h, "bad padding record");
+    expect_protocol_error(&h, "bad padding record at offset 0");
 
+    /* a pad near the end whose length is not the bytes to the end */
     hostile_connect(&h);
-    {
-        /* a legitimate filler so that the bad record starts 64 bytes before the end */
-        gbl_record r = { .type = GBL_T_GB_MESSAGE, .cport = 1, .len = R - 64 - 24 - 24 };
-        static uint8_t zero[GBL_RING_MIN];
-        r.payload = zero;
-        /* too long for one record: use several */
-        char err[128];
-        uint32_t left = R - 64;
-        while (left) {
-            uint32_t len = left > 4096 ? 4096 - 24 : left - 24;
-            r.len = len;
-            CU_ASSERT_EQUAL(gbl_ring_write(&h.f.tx, &r, err, sizeof(err)), 0);
-            left -= (24 + len + 7) & ~7u;
-        }
-        tep *eps[1] = { &h.srv };
-        fake_kick(&h.f);
-        tep_run(eps, 1, NULL, NULL, 50);
-        CU_ASSERT_EQUAL(gbl_state(h.srv.l), GBL_STATE_UP);
-        write_raw(&h.f, R - 64, 1000, GBL_T_GB_MESSAGE, 0);
-        *fake_ctrl(&h.f, GBL_RING_C2S, GBL_CTRL_HEAD) = R - 64 + 1000 + 64;
-    }
+    fill_to_near_end(&h, R);
+    write_raw(&h.f, R - 64, 32, GBL_T_PAD, 0);
+    *fake_ctrl(&h.f, GBL_RING_C2S, GBL_CTRL_HEAD) = R;
+    expect_protocol_error(&h, "bad padding record at offset 16320");
+
+    /* a record crossing the end of the ring, where a pad should have been */
+    hostile_connect(&h);
+    fill_to_near_end(&h, R);
+    write_raw(&h.f, R - 64, 1000, GBL_T_GB_MESSAGE, 0);
+    *fake_ctrl(&h.f, GBL_RING_C2S, GBL_CTRL_HEAD) = R - 64 + 1000 + 64;
     expect_protocol_error(&h, "runs past the end of the ring");
 
     /* unknown type, and a known type with the wrong payload length */
@@ -802,7 +809,7 @@ static void test_gblink_reader_rejects_corrupt_indices_lengths_and_types(void)
         CU_ASSERT_EQUAL(h.srv.last.id, 77);
         gbl_stats st;
         gbl_get_stats(h.srv.l, &st);
-        CU_ASSERT_EQUAL(st.protocol_errors, 13);
+        CU_ASSERT_EQUAL(st.protocol_errors, 14);
     }
     fake_close(&h.f);
     gbl_free(h.srv.l);
