@@ -167,6 +167,20 @@ static void dl_reset(void *h)
     dl_clear(h);
 }
 
+/* A dropped connection takes the answers of the requests in flight with it (the interface
+ * forgets them): the download ends now, or it would wait for them for as long as the module
+ * runs and its starter would never hear back (Firmware Management would refuse every later
+ * load with GB_OP_RETRY). An image already complete stays complete without its RELEASE. */
+static void dl_connection(void *h, bool connected)
+{
+    vm_fw_download *d = h;
+    if (connected || d->state == DL_IDLE)
+        return;
+    finish(d, d->state == DL_RELEASE ? d->result
+              : d->state == DL_FIND  ? VM_FW_DOWNLOAD_FAIL_FIND
+                                     : VM_FW_DOWNLOAD_FAIL_FETCH);
+}
+
 void vm_fw_download_get_stats(const vm_fw_download *d, vm_fw_download_stats *out)
 {
     *out = d->st;
@@ -189,5 +203,6 @@ const vm_class_ops vm_fw_download_class = {
     .destroy = dl_destroy,
     .request = dl_request,
     .response = dl_response,
+    .connection = dl_connection,
     .reset = dl_reset,
 };

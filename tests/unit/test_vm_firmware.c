@@ -487,6 +487,43 @@ static void test_fw_mgmt_backend_version_and_update(void)
     vmt_down(&t);
 }
 
+/* The AP drops the Firmware Download connection in the middle of a load (the driver is
+ * unbound, the bundle suspended): no FETCH answer will come, so the load fails at once
+ * (LOADED_FW FAILED) and the next LOAD_AND_VALIDATE starts a new download instead of being
+ * told to retry for as long as the module runs. */
+static void test_fw_mgmt_load_survives_a_dropped_download_connection(void)
+{
+    vmt t;
+    up_fwm(&t);
+    size_t len;
+    uint8_t *img = make_image(&len);
+    uint8_t load[12] = {7, GB_FW_LOAD_METHOD_UNIPRO, 's', '3', 'f'};
+    t.sink.n = 0;
+    vmt_request(&t, 1, 2, GB_FW_MGMT_TYPE_LOAD_AND_VALIDATE_FW, load, 12);
+    uint8_t fr[5] = {9};
+    gb_put_le32(fr + 1, (uint32_t)len);
+    answer_on(&t, 2, GB_FW_DOWNLOAD_TYPE_FIND_FIRMWARE, NULL, 10, GB_OP_SUCCESS, fr, 5);
+    CU_ASSERT_EQUAL(t.sink.n, 1); /* the first FETCH_FIRMWARE, never answered */
+    t.sink.n = 0;
+    CU_ASSERT_EQUAL(vm_interface_cport_disconnect(t.intf, 2), 0);
+    const uint8_t failed[6] = {7, GB_FW_LOAD_STATUS_FAILED, 0, 0, 0, 0};
+    answer_on(&t, 1, GB_FW_MGMT_TYPE_LOADED_FW, failed, 6, GB_OP_SUCCESS, NULL, 0);
+    vm_fw_download_stats ds;
+    vm_fw_download_get_stats(vm_interface_fw_download(t.intf, 2), &ds);
+    CU_ASSERT_EQUAL(ds.failed, 1);
+    /* the connection comes back: a new load runs to its end */
+    CU_ASSERT_EQUAL(vm_interface_cport_connect(t.intf, 2), 0);
+    load[0] = 8;
+    t.sink.n = 0;
+    CU_ASSERT_EQUAL(vmt_request(&t, 1, 3, GB_FW_MGMT_TYPE_LOAD_AND_VALIDATE_FW, load, 12), 2);
+    vmt_expect_response(&t, 0, 1, 3, GB_FW_MGMT_TYPE_LOAD_AND_VALIDATE_FW, GB_OP_SUCCESS, NULL, 0);
+    serve_image(&t, "s3f", img, len);
+    const uint8_t loaded[6] = {8, GB_FW_LOAD_STATUS_UNVALIDATED, 1, 0, 2, 0};
+    answer_on(&t, 1, GB_FW_MGMT_TYPE_LOADED_FW, loaded, 6, GB_OP_SUCCESS, NULL, 0);
+    free(img);
+    vmt_down(&t);
+}
+
 /* ---- Component Authentication -------------------------------------------------------- */
 
 /* Verifies an Ed25519 signature with OpenSSL: true when valid. */
@@ -590,6 +627,7 @@ const unit_test vmt_firmware_tests[] = {
     UNIT_TEST(test_fw_mgmt_load_and_validate_then_mode_switch_boots_it),
     UNIT_TEST(test_fw_mgmt_load_failures),
     UNIT_TEST(test_fw_mgmt_backend_version_and_update),
+    UNIT_TEST(test_fw_mgmt_load_survives_a_dropped_download_connection),
     UNIT_TEST(test_cap_uid_certificate_and_signed_challenge),
     UNIT_TEST(test_cap_key_seed_is_checked),
     UNIT_TESTS_END,
