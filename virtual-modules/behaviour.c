@@ -110,7 +110,7 @@ static int parse_header(vm_behaviour *b, const char *s, const char *e, int line,
         buf[n] = '\0';
         char *end;
         errno = 0;
-        id = strtol(buf, &end, 0);
+        id = strtol(buf, &end, vm_int_base(buf));
         if (errno || *end || id < 0 || id > 65535) {
             vm_error(err, errlen, "%s:%d: section id '%s' is not an integer 0..65535", b->name,
                      line, buf);
@@ -391,13 +391,20 @@ const char *vm_bsection_get(const vm_bsection *s, const char *key, int *line)
     return k ? k->value : NULL;
 }
 
+int vm_int_base(const char *s)
+{
+    if (*s == '+' || *s == '-')
+        s++;
+    return s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+}
+
 static int parse_int64(const char *v, long long *out)
 {
     char *end;
     errno = 0;
     if (!*v)
         return -1;
-    long long x = strtoll(v, &end, 0);
+    long long x = strtoll(v, &end, vm_int_base(v));
     if (errno || *end)
         return -1;
     *out = x;
@@ -450,7 +457,7 @@ int vm_bsection_u64(const vm_bsection *s, const char *key, uint64_t def, uint64_
     }
     char *end;
     errno = 0;
-    unsigned long long x = strtoull(k->value, &end, 0);
+    unsigned long long x = strtoull(k->value, &end, vm_int_base(k->value));
     if (!k->value[0] || errno || *end || k->value[0] == '-') {
         vm_error(err, errlen, "%s:%d: %s: expected an unsigned 64-bit integer, got '%s'",
                  s->owner->name, k->line, key, k->value);

@@ -60,6 +60,11 @@ int vm_bsection_check_keys(const vm_bsection *s, const char *const *allowed, cha
 /* Raw value of key, or NULL. s may be NULL. *line (optional) gets its line. */
 const char *vm_bsection_get(const vm_bsection *s, const char *key, int *line);
 
+/* The base an integer of gbvp's text inputs (behaviour files, backend commands) is written
+ * in: 16 after an optional sign and "0x" or "0X", otherwise 10. Never octal: a leading
+ * zero is only a zero, so "010" is ten, as a person writing it means. */
+int vm_int_base(const char *s);
+
 /* Typed getters. When the key is absent *out = def and they return 0; a malformed or
  * out-of-range value returns -1 with "name:line: key: ..." in err. s may be NULL. */
 int vm_bsection_u32(const vm_bsection *s, const char *key, uint32_t def, uint32_t min,

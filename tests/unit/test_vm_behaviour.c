@@ -86,6 +86,37 @@ static void test_behaviour_typed_values_are_checked(void)
     vm_behaviour_free(b);
 }
 
+/* Integers are decimal or 0x hex (docs/modules.md, "Behaviour files"), never octal:
+ * "010" is ten, "09" nine, in values, lists, 64-bit values and section ids alike. */
+static void test_behaviour_integers_are_decimal_or_hex(void)
+{
+    char err[256] = "";
+    vm_behaviour *b = parse("[s]\nn = 010\nm = 09\nneg = -010\nl = 010, 0x10\nbig = 010\n"
+                            "h = 0X1f\n[cport 010]\n", err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    const vm_bsection *s = vm_behaviour_find(b, "s", -1);
+    uint32_t v, list[2];
+    int32_t i;
+    uint64_t u;
+    size_t n;
+    CU_ASSERT_EQUAL(vm_bsection_u32(s, "n", 0, 0, 100, &v, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(v, 10);
+    CU_ASSERT_EQUAL(vm_bsection_u32(s, "m", 0, 0, 100, &v, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(v, 9);
+    CU_ASSERT_EQUAL(vm_bsection_u32(s, "h", 0, 0, 100, &v, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(v, 0x1f);
+    CU_ASSERT_EQUAL(vm_bsection_i32(s, "neg", 0, -100, 100, &i, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(i, -10);
+    CU_ASSERT_EQUAL(vm_bsection_u32_list(s, "l", 0, 100, list, 2, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_EQUAL(list[0], 10);
+    CU_ASSERT_EQUAL(list[1], 16);
+    CU_ASSERT_EQUAL(vm_bsection_u64(s, "big", 0, &u, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(u, 10);
+    CU_ASSERT_PTR_NOT_NULL(vm_behaviour_find(b, "cport", 10));
+    vm_behaviour_free(b);
+}
+
 static void test_behaviour_rejects_cport_missing_from_manifest(void)
 {
     vmt t;
@@ -239,6 +270,7 @@ const unit_test vmt_behaviour_tests[] = {
     UNIT_TEST(test_behaviour_parses_sections_keys_and_comments),
     UNIT_TEST(test_behaviour_syntax_errors_name_file_and_line),
     UNIT_TEST(test_behaviour_typed_values_are_checked),
+    UNIT_TEST(test_behaviour_integers_are_decimal_or_hex),
     UNIT_TEST(test_behaviour_rejects_cport_missing_from_manifest),
     UNIT_TEST(test_catalog_entries_all_load),
     UNIT_TEST(test_catalog_names_lists_each_entry_once_sorted),
