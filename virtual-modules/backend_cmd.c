@@ -20,6 +20,7 @@
 #include "virtual-modules/pwm.h"
 #include "virtual-modules/audio.h"
 #include "virtual-modules/authentication.h"
+#include "virtual-modules/behaviour.h"
 #include "virtual-modules/bootrom.h"
 #include "virtual-modules/fw_image.h"
 #include "virtual-modules/fw_mgmt.h"
@@ -72,7 +73,7 @@ static int num(cmd *c, int i, long min, long max, long *out)
                    i - 1);
     char *end;
     errno = 0;
-    long v = strtol(c->argv[i], &end, 0);
+    long v = strtol(c->argv[i], &end, vm_int_base(c->argv[i]));
     if (errno || *end || !*c->argv[i] || v < min || v > max)
         return say(c, -1, "'%s' is not a number %ld..%ld", c->argv[i], min, max);
     *out = v;
@@ -105,13 +106,11 @@ static int hexbytes(cmd *c, const char *s, uint8_t *out, size_t cap, size_t *n)
         return say(c, -1, "'%s' is not an even number of hex digits (at most %zu bytes)", s,
                    cap);
     for (size_t i = 0; i < len; i += 2) {
-        unsigned v;
-        char b[3] = {s[i], s[i + 1], 0};
-        char *end;
-        v = (unsigned)strtoul(b, &end, 16);
-        if (*end)
+        /* digits only: strtoul would also take a sign, and "-1" would become 0xff */
+        if (!isxdigit((unsigned char)s[i]) || !isxdigit((unsigned char)s[i + 1]))
             return say(c, -1, "'%s' is not hex", s);
-        out[(*n)++] = (uint8_t)v;
+        const char b[3] = {s[i], s[i + 1], 0};
+        out[(*n)++] = (uint8_t)strtoul(b, NULL, 16);
     }
     return 0;
 }
@@ -301,7 +300,7 @@ static int do_uart(cmd *c)
 static int psy_prop(cmd *c, int i, uint8_t *out)
 {
     char *end;
-    long v = strtol(c->argv[i], &end, 0);
+    long v = strtol(c->argv[i], &end, vm_int_base(c->argv[i]));
     if (!*end && *c->argv[i] && v >= 0 && v <= 255) {
         *out = (uint8_t)v;
         return 0;
@@ -384,7 +383,7 @@ static int key_usage(const char *k)
     if (!strcmp(k, "space"))
         return 0x2c;
     char *end;
-    long v = strtol(k, &end, 0);
+    long v = strtol(k, &end, vm_int_base(k));
     return (*end || v < 1 || v > 0xff) ? -1 : (int)v;
 }
 
@@ -1035,7 +1034,7 @@ static int do_pm(cmd *c)
         if (!strcmp(pm_types[i].name, c->argv[1]))
             type = pm_types[i].type;
     char *end;
-    long n = strtol(c->argv[1], &end, 0);
+    long n = strtol(c->argv[1], &end, vm_int_base(c->argv[1]));
     if (type < 0 && !*end && *c->argv[1] && n >= 0 && n <= 255)
         type = n;
     if (type < 0)
@@ -1194,7 +1193,7 @@ int vm_backend_command(vm_interface *intf, const char *line, sim_time now, vm_re
     if (at) {
         *at = '\0';
         char *end;
-        long cp = strtol(at + 1, &end, 0);
+        long cp = strtol(at + 1, &end, vm_int_base(at + 1));
         if (*end || !at[1] || cp < 1 || cp > 4095)
             return say(&c, -1, "'%s' is not a CPort id 1..4095", at + 1);
         c.cport = (uint16_t)cp;

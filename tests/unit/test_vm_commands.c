@@ -274,6 +274,46 @@ static void test_cmd_errors_for_missing_class_and_bad_syntax(void)
     vmt_down(&t);
 }
 
+/* Hex arguments are hex digits only: strtoul's sign ("-1", "+f") is no hex digit, and
+ * "-1" must not become the byte 0xff. */
+static void test_cmd_hex_arguments_take_hex_digits_only(void)
+{
+    vmt t;
+    CU_ASSERT_FATAL(vmt_up(&t, all_mnfs, NULL, all_cports, 9));
+    CU_ASSERT_EQUAL(run(&t, "i2c write 0x50 0 -1"), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(reply.text, "'-1' is not hex"));
+    CU_ASSERT_EQUAL(run(&t, "i2c write 0x50 0 +f"), -1);
+    CU_ASSERT_EQUAL(run(&t, "i2c write 0x50 0 a+f0"), -1);
+    CU_ASSERT_EQUAL(run(&t, "uart inject -1"), -1);
+    CU_ASSERT_EQUAL(run(&t, "i2c read 0x50 0 2"), 0);
+    CU_ASSERT_STRING_EQUAL(reply.text, "ffff"); /* nothing was written */
+    CU_ASSERT_EQUAL(run(&t, "i2c write 0x50 0 0A0b"), 0);
+    CU_ASSERT_EQUAL(run(&t, "i2c read 0x50 0 2"), 0);
+    CU_ASSERT_STRING_EQUAL(reply.text, "0a0b");
+    vmt_down(&t);
+}
+
+/* Numbers are decimal or 0x hex (docs/modules.md), never octal: a leading zero does not
+ * turn "010" into eight, nor "09" into an error. */
+static void test_cmd_numbers_are_decimal_or_hex(void)
+{
+    vmt t;
+    CU_ASSERT_FATAL(vmt_up(&t, all_mnfs, NULL, all_cports, 9));
+    CU_ASSERT_EQUAL(run(&t, "i2c write 0x50 10 cafe"), 0);
+    CU_ASSERT_EQUAL(run(&t, "i2c read 0x50 010 2"), 0);
+    CU_ASSERT_STRING_EQUAL(reply.text, "cafe");
+    CU_ASSERT_EQUAL(run(&t, "i2c read 0x50 0x0a 2"), 0);
+    CU_ASSERT_STRING_EQUAL(reply.text, "cafe");
+    CU_ASSERT_EQUAL(run(&t, "gpio set 07 1"), 0);
+    CU_ASSERT_EQUAL(run(&t, "gpio get 07"), 0);
+    CU_ASSERT_STRING_EQUAL(reply.text, "1 input");
+    CU_ASSERT_EQUAL(run(&t, "gpio get 08"), -1); /* line 8 of 8: no such line, not "not a number" */
+    CU_ASSERT_PTR_NOT_NULL(strstr(reply.text, "line 8 does not exist"));
+    CU_ASSERT_EQUAL(run(&t, "gpio@011 get 0"), VM_BACKEND_NO_CLASS); /* CPort 11, not 9 */
+    CU_ASSERT_EQUAL(run(&t, "gpio@09 get 0"), 0);
+    vmt_down(&t);
+}
+
 const unit_test vmt_commands_tests[] = {
     UNIT_TEST(test_cmd_gpio_set_and_get_with_cport_selector),
     UNIT_TEST(test_cmd_i2c_temperature_and_eeprom),
@@ -285,5 +325,7 @@ const unit_test vmt_commands_tests[] = {
     UNIT_TEST(test_cmd_vibrator_light_loopback_pm),
     UNIT_TEST(test_cmd_interface_stats_counts_traffic),
     UNIT_TEST(test_cmd_errors_for_missing_class_and_bad_syntax),
+    UNIT_TEST(test_cmd_hex_arguments_take_hex_digits_only),
+    UNIT_TEST(test_cmd_numbers_are_decimal_or_hex),
     UNIT_TESTS_END,
 };
