@@ -264,6 +264,8 @@ static int do_uart(cmd *c)
         return rc ? errno_reply(c, rc) : say(c, 0, "%s", "");
     }
     if (!strcmp(c->argv[1], "recv")) {
+        if (nargs(c, 2))
+            return -1;
         if (vm_uart_get_backend(u) != VM_UART_CAPTURE)
             return say(c, -1, "uart recv: the UART does not use the capture backend");
         uint8_t buf[VM_REPLY_TEXT_MAX - 1];
@@ -277,6 +279,8 @@ static int do_uart(cmd *c)
         return 0;
     }
     if (!strcmp(c->argv[1], "state")) {
+        if (nargs(c, 2))
+            return -1;
         vm_uart_state st;
         vm_uart_get_state(u, &st);
         const char *path = vm_uart_pty_path(u);
@@ -422,6 +426,8 @@ static int do_hid(cmd *c)
         return rc ? errno_reply(c, rc) : say(c, 0, "%s", "");
     }
     if (!strcmp(c->argv[1], "state")) {
+        if (nargs(c, 2))
+            return -1;
         char out[2 * VM_HID_MAX_REPORT + 1];
         hexout(out, sizeof out, st.output, st.output_size);
         vm_reply_bool(c->r, "powered", st.powered);
@@ -492,6 +498,8 @@ static int do_loopback(cmd *c)
         rc = c->argv[1][0] == 't' ? vm_loopback_send_transfer(lb, (uint32_t)n)
                                   : vm_loopback_send_sink(lb, (uint32_t)n);
     } else if (!strcmp(c->argv[1], "stats")) {
+        if (nargs(c, 2))
+            return -1;
         vm_loopback_stats st;
         vm_loopback_get_stats(lb, &st);
         vm_reply_int(c->r, "pings", (int64_t)st.pings);
@@ -562,6 +570,8 @@ static int do_raw(cmd *c)
         return rc ? errno_reply(c, rc) : say(c, 0, "%s", "");
     }
     if (!strcmp(c->argv[1], "recv")) {
+        if (nargs(c, 2))
+            return -1;
         uint8_t data[RECV_MAX];
         size_t n = vm_raw_read(r, data, sizeof data);
         return say_bytes(c, "data", data, n);
@@ -647,11 +657,15 @@ static int do_spi(cmd *c)
                                               : say(c, 0, "%s", "");
     }
     if (!strcmp(c->argv[1], "recv")) {
+        if (nargs(c, 2))
+            return -1;
         uint8_t data[RECV_MAX];
         size_t n = vm_spi_read_mosi(s, data, sizeof data);
         return say_bytes(c, "data", data, n);
     }
     if (!strcmp(c->argv[1], "stats")) {
+        if (nargs(c, 2))
+            return -1;
         vm_spi_stats st;
         vm_spi_get_stats(s, &st);
         vm_reply_int(c->r, "messages", (int64_t)st.messages);

@@ -5,6 +5,7 @@
 
 #include "tests/unit/test_vm_harness.h"
 #include "tests/unit/test_vm_suites.h"
+#include "greybus/gb_protocols.h"
 #include "virtual-modules/backend_cmd.h"
 #include "virtual-modules/light.h"
 
@@ -314,6 +315,25 @@ static void test_cmd_numbers_are_decimal_or_hex(void)
     vmt_down(&t);
 }
 
+/* A verb that takes no argument refuses one instead of ignoring it: "uart recv 4" must not
+ * hand over (and drop from the capture) everything the AP sent, as if it read 4 bytes. */
+static void test_cmd_verbs_without_arguments_refuse_extra_ones(void)
+{
+    vmt t;
+    CU_ASSERT_FATAL(vmt_up(&t, all_mnfs, NULL, all_cports, 9));
+    const uint8_t tx[] = {5, 0, 'h', 'e', 'l', 'l', 'o'};
+    vmt_request(&t, 3, 1, GB_UART_TYPE_SEND_DATA, tx, sizeof tx);
+    vmt_expect_response(&t, 0, 3, 1, GB_UART_TYPE_SEND_DATA, GB_OP_SUCCESS, NULL, 0);
+    CU_ASSERT_EQUAL(run(&t, "uart recv 4"), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(reply.text, "uart recv: expected 0 arguments"));
+    CU_ASSERT_EQUAL(run(&t, "uart recv"), 0); /* the bytes are still there */
+    CU_ASSERT_STRING_EQUAL(reply.text, "hello");
+    CU_ASSERT_EQUAL(run(&t, "uart state verbose"), -1);
+    CU_ASSERT_EQUAL(run(&t, "hid state 1"), -1);
+    CU_ASSERT_EQUAL(run(&t, "loopback stats reset"), -1);
+    vmt_down(&t);
+}
+
 const unit_test vmt_commands_tests[] = {
     UNIT_TEST(test_cmd_gpio_set_and_get_with_cport_selector),
     UNIT_TEST(test_cmd_i2c_temperature_and_eeprom),
@@ -327,5 +347,6 @@ const unit_test vmt_commands_tests[] = {
     UNIT_TEST(test_cmd_errors_for_missing_class_and_bad_syntax),
     UNIT_TEST(test_cmd_hex_arguments_take_hex_digits_only),
     UNIT_TEST(test_cmd_numbers_are_decimal_or_hex),
+    UNIT_TEST(test_cmd_verbs_without_arguments_refuse_extra_ones),
     UNIT_TESTS_END,
 };
