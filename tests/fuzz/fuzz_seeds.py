@@ -27,9 +27,23 @@ def clean(target):
 
 
 # ---- fuzz_vm_interface ------------------------------------------------------------------
+CATALOG_DIR = os.path.join(ROOT, "..", "..", "virtual-modules", "catalog")
+
+
+def catalog_interfaces():
+    """The catalog's modules, sorted by name as fuzz_catalog.h loads them, each with its
+    interface count: NAME.mnfs is one interface, NAME.intfK.mnfs are K of them. Read from
+    the catalog so that a seed's first byte keeps naming the module it was written for."""
+    count = {}
+    for p in glob.glob(os.path.join(CATALOG_DIR, "*.mnfs")):
+        parts = os.path.basename(p)[:-len(".mnfs")].split(".")
+        count[parts[0]] = count.get(parts[0], 0) + 1
+    return [(name, count[name]) for name in sorted(count)]
+
+
 # catalog interfaces in the target's order (module names sorted, then interface index)
-VM_TARGETS = ["battery", "dual.1", "dual.2", "keyboard", "light", "loopback", "sensor",
-              "uart", "vibrator"]
+VM_TARGETS = [name if n == 1 else "%s.%d" % (name, k + 1)
+              for name, n in catalog_interfaces() for k in range(n)]
 
 
 class Vm:
@@ -177,10 +191,31 @@ def vm_seeds():
     v.power(1).req(0, 0x01, bytes([0, 1])).power(0).power(2).power(4).power(6).connect(0)
     v.req(0, 0x01, bytes([0, 1])).req(0, 0x0b, bytes([1]))
     out(t, "sensor-power-cycle", v.b)
+    # module-originated traffic through the backend commands (the `commands` of
+    # fuzz_vm_interface.c, by index), on the modules that have those classes; only a request
+    # sent with an operation id gets the AP's answer (SDIO events and camera METADATA are
+    # unidirectional; the speaker has no jack, spi queue and usb connect send nothing)
+    camera = struct.pack("<BBHHHHH", 1, 0, 0, 640, 480, 0x01, 0)   # CONFIGURE_STREAMS
+    capture = struct.pack("<IBBH", 1, 1, 0, 2)                     # CAPTURE stream 0, 2 frames
+    for name, reqs, cmds in (("sdcard", (), ((0, False), (1, False), (2, False), (3, False))),
+                             ("speaker", (), ((4, False), (6, False), (5, False))),
+                             ("camera", ((0x03, camera), (0x04, capture)),
+                              ((8, False), (8, False), (8, False))),
+                             ("lograw", (), ((9, True), (10, True))),
+                             ("spi", (), ((11, False),)),
+                             ("usb", (), ((12, False), (13, False)))):
+        v = control_enumeration(Vm(name))
+        for type_, payload in reqs:
+            v.req(1, type_, payload)
+        for k, answered in cmds:
+            v.backend(7, k)
+            if answered:
+                v.answer()
+        out(t, name + "-commands", v.b)
 
 
 # ---- fuzz_svc -----------------------------------------------------------------------------
-CATALOG = ["battery", "dual", "keyboard", "light", "loopback", "sensor", "uart", "vibrator"]
+CATALOG = [name for name, _ in catalog_interfaces()]  # fuzz_svc's module order
 
 
 class Svc:

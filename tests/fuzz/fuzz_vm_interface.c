@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: a live vm_interface of a catalog module (virtual-modules/catalog) fed
 // arbitrary Greybus messages on any CPort, interleaved with power events, connects and
-// disconnects, DME accesses, backend events and answers to the module's own requests.
+// disconnects, DME accesses, backend events (calls and text commands) and answers to the
+// module's own requests.
 //
 // Input: byte 0 picks the module interface; then steps, each an opcode byte and its fields
 // (see step()). Checked besides "no crash, no sanitizer report":
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "greybus/gb_message.h"
+#include "virtual-modules/backend_cmd.h"
 #include "virtual-modules/gpio.h"
 #include "virtual-modules/hid.h"
 #include "virtual-modules/loopback.h"
@@ -27,6 +29,7 @@
 #include "virtual-modules/uart.h"
 #include "virtual-modules/vm_interface.h"
 #include "virtual-modules/vm_module.h"
+#include "virtual-modules/vm_reply.h"
 #include "tests/fuzz/fuzz_catalog.h"
 #include "tests/fuzz/fuzz_input.h"
 
@@ -171,6 +174,16 @@ static void deliver(vm_interface *intf, sink *s, uint16_t cport, const uint8_t *
         fail("the response has another type", s);
 }
 
+/* Module-originated traffic of the other classes, through the backend commands scripts
+ * use (each is refused harmlessly by an interface without that class). */
+static const char *const commands[] = {
+    "sdio remove",       "sdio insert",         "sdio wp on",         "sdio wp off",
+    "audio jack insert", "audio jack remove",   "audio button press", "audio button release 2",
+    "camera frame",      "raw send 0102",       "log send fuzz",      "spi queue a5a5",
+    "usb connect 1 low", "usb disconnect 1",    "battery notify",     "uart send hi",
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
 static void backend_event(vm_interface *intf, in *r)
 {
     uint8_t which = u8(r);
@@ -183,7 +196,8 @@ static void backend_event(vm_interface *intf, in *r)
     vm_hid *hid = vm_interface_hid(intf, VM_ANY_CPORT);
     vm_uart *uart = vm_interface_uart(intf, VM_ANY_CPORT);
     vm_loopback *lb = vm_interface_loopback(intf, VM_ANY_CPORT);
-    switch (which % 7) {
+    static vm_reply reply;
+    switch (which % 8) {
     case 0:
         if (gpio)
             vm_gpio_set_input(gpio, a, b & 1);
@@ -213,9 +227,12 @@ static void backend_event(vm_interface *intf, in *r)
         if (lb)
             vm_loopback_send_ping(lb);
         break;
-    default:
+    case 6:
         if (lb)
             vm_loopback_send_transfer(lb, (uint32_t)a * 8 + b);
+        break;
+    default:
+        vm_backend_command(intf, commands[a % NCOMMANDS], SIM_MS(1), &reply);
         break;
     }
 }
