@@ -531,13 +531,13 @@ int vm_bsection_u32_list(const vm_bsection *s, const char *key, uint32_t min, ui
         char buf[32];
         long long x;
         size_t n = (size_t)(q - p);
-        if (n >= sizeof buf)
-            n = sizeof buf - 1;
-        memcpy(buf, p, n);
-        buf[n] = '\0';
-        if (parse_int64(buf, &x) || x < (long long)min || x > (long long)max) {
-            vm_error(err, errlen, "%s:%d: %s: '%s' is not an integer %u..%u", s->owner->name,
-                     k->line, key, buf, min, max);
+        /* a value cut to fit buf would be read as another number: refuse it whole */
+        bool fits = n < sizeof buf;
+        memcpy(buf, p, fits ? n : 0);
+        buf[fits ? n : 0] = '\0';
+        if (!fits || parse_int64(buf, &x) || x < (long long)min || x > (long long)max) {
+            vm_error(err, errlen, "%s:%d: %s: '%.*s' is not an integer %u..%u", s->owner->name,
+                     k->line, key, (int)n, p, min, max);
             return -1;
         }
         if (*count == cap) {

@@ -117,6 +117,21 @@ static void test_behaviour_integers_are_decimal_or_hex(void)
     vm_behaviour_free(b);
 }
 
+/* A list value too long for an integer is refused whole: cut to its first 31 characters,
+ * 34 characters "000...07" read as 0. */
+static void test_behaviour_list_refuses_an_overlong_value(void)
+{
+    char err[256] = "";
+    vm_behaviour *b = parse("[s]\nl = 1, 0000000000000000000000000000000007\n", err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    uint32_t list[4];
+    size_t n;
+    CU_ASSERT_EQUAL(vm_bsection_u32_list(vm_behaviour_find(b, "s", -1), "l", 0, 100, list, 4, &n,
+                                         err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "'0000000000000000000000000000000007' is not an integer"));
+    vm_behaviour_free(b);
+}
+
 static void test_behaviour_rejects_cport_missing_from_manifest(void)
 {
     vmt t;
@@ -271,6 +286,7 @@ const unit_test vmt_behaviour_tests[] = {
     UNIT_TEST(test_behaviour_syntax_errors_name_file_and_line),
     UNIT_TEST(test_behaviour_typed_values_are_checked),
     UNIT_TEST(test_behaviour_integers_are_decimal_or_hex),
+    UNIT_TEST(test_behaviour_list_refuses_an_overlong_value),
     UNIT_TEST(test_behaviour_rejects_cport_missing_from_manifest),
     UNIT_TEST(test_catalog_entries_all_load),
     UNIT_TEST(test_catalog_names_lists_each_entry_once_sorted),
