@@ -88,6 +88,7 @@ struct sim_event_kernel {
     uint64_t seq_limit;
     uint64_t executed;
     uint64_t batched;  /* of which handled by the model itself (advance, take) */
+    uint64_t skipped;  /* of which stood for by a period skip, never run (skip) */
     bool in_callback;
     bool root_pending; /* heap[0] belongs to the event running and may be overwritten */
     bool running;      /* inside run/run_until */
@@ -451,6 +452,69 @@ static bool kernel_take(sim_event_kernel *k, sim_event event)
     return true;
 }
 
+/* The pending entry of `event` in the soon list or the heap (not the running event's), or
+ * NULL. A scan: only period skipping asks, once per skip. */
+static const sim_heap_entry *find_entry(const sim_event_kernel *k, sim_event event)
+{
+    uint32_t slot = (uint32_t)event.id;
+    if (slot >= k->cap || !k->nodes[slot].fn || k->nodes[slot].gen != (uint32_t)(event.id >> 32))
+        return NULL;
+    for (unsigned i = 0; i < k->soon_len; i++) {
+        const sim_heap_entry *e = &k->soon[(k->soon_head + i) % SOON_CAP];
+        if ((uint32_t)e->key == slot)
+            return e;
+    }
+    for (size_t i = k->root_pending ? 1 : 0; i < k->len; i++)
+        if ((uint32_t)k->heap[i].key == slot)
+            return &k->heap[i];
+    return NULL;
+}
+
+/* See sim_scheduler_batch_ops.horizon: every pending event but `except` is due after it. */
+static sim_time kernel_horizon(sim_event_kernel *k, const sim_event *except)
+{
+    if (!k->running || !k->in_callback || k->stop)
+        return 0;
+    const sim_heap_entry *skip = except ? find_entry(k, *except) : NULL;
+    sim_time t = k->limit;
+    for (unsigned i = 0; i < k->soon_len; i++) {
+        const sim_heap_entry *e = &k->soon[(k->soon_head + i) % SOON_CAP];
+        if (e != skip && k->nodes[(uint32_t)e->key].fn && e->time - 1 < t)
+            t = e->time ? e->time - 1 : 0;
+    }
+    for (size_t i = k->root_pending ? 1 : 0; i < k->len; i++) {
+        const sim_heap_entry *e = &k->heap[i];
+        if (e != skip && k->nodes[(uint32_t)e->key].fn && e->time - 1 < t)
+            t = e->time ? e->time - 1 : 0;
+    }
+    return t < k->now ? k->now : t;
+}
+
+/* See sim_scheduler_batch_ops.scheduled_in_event. */
+static int kernel_scheduled_in_event(sim_event_kernel *k, sim_event event)
+{
+    const sim_heap_entry *e = find_entry(k, event);
+    if (!e || !k->in_callback)
+        return -1;
+    return (e->key >> 32) > k->mark_seq ? 1 : 0;
+}
+
+/* See sim_scheduler_batch_ops.skip: advance, counting the events the caller stood for.
+ * Entries the caller cancelled just before (the events it moves) are dead, not due: the
+ * horizon's scan passes over them where advance's look at the first entries would not. */
+static bool kernel_skip(sim_event_kernel *k, sim_time t, uint64_t events)
+{
+    if (!events || !k->running || !k->in_callback || k->stop || t < k->now || t > k->limit ||
+        kernel_horizon(k, NULL) < t)
+        return false;
+    k->now = t;
+    k->executed += events;
+    k->batched += events;
+    k->skipped += events - 1;
+    begin_event(k);
+    return true;
+}
+
 int sim_event_kernel_schedule(sim_event_kernel *k, sim_time delay, sim_event_fn fn, void *ctx,
                         sim_event *out)
 {
@@ -636,6 +700,11 @@ uint64_t sim_event_kernel_batched(const sim_event_kernel *k)
     return k->batched;
 }
 
+uint64_t sim_event_kernel_skipped(const sim_event_kernel *k)
+{
+    return k->skipped;
+}
+
 const char *sim_event_kernel_last_error(const sim_event_kernel *k)
 {
     return k->error;
@@ -679,6 +748,26 @@ static bool ops_take(void *self, sim_event event)
     return kernel_take(self, event);
 }
 
+static sim_time ops_horizon(void *self, const sim_event *except)
+{
+    return kernel_horizon(self, except);
+}
+
+static int ops_scheduled_in_event(void *self, sim_event event)
+{
+    return kernel_scheduled_in_event(self, event);
+}
+
+static bool ops_skip(void *self, sim_time t, uint64_t events)
+{
+    return kernel_skip(self, t, events);
+}
+
+static uint64_t ops_executed(void *self)
+{
+    return sim_event_kernel_executed(self);
+}
+
 static const sim_scheduler_ops kernel_ops = {
     .now = ops_now,
     .schedule = ops_schedule,
@@ -689,6 +778,10 @@ static const sim_scheduler_batch_ops kernel_batch_ops = {
     .advance = ops_advance,
     .schedule_first = ops_schedule_first,
     .take = ops_take,
+    .horizon = ops_horizon,
+    .scheduled_in_event = ops_scheduled_in_event,
+    .skip = ops_skip,
+    .executed = ops_executed,
 };
 
 const sim_scheduler_batch_ops *sim_scheduler_batch(const sim_scheduler *s)

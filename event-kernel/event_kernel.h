@@ -76,6 +76,9 @@ uint64_t sim_event_kernel_executed(const sim_event_kernel *k);
 /* Of those, the events a model handled itself (advance, take) without the queue running
  * them. */
 uint64_t sim_event_kernel_batched(const sim_event_kernel *k);
+/* Of those, the events a model accounted for without running them (a period skip,
+ * unipro-model/up_period.h). */
+uint64_t sim_event_kernel_skipped(const sim_event_kernel *k);
 /* A message describing the last error returned by this kernel ("" when none yet). The text
  * stays valid until the next call that fails. */
 const char *sim_event_kernel_last_error(const sim_event_kernel *k);

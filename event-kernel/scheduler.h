@@ -81,6 +81,20 @@ typedef struct sim_scheduler_batch_ops {
      * clock to its time, begins a new event there and returns true; the caller then does
      * what its callback would do. Otherwise false and nothing changes. */
     bool (*take)(void *self, sim_event event);
+    /* Period skipping (unipro-model's up_port.c): the latest time a caller may skip to, the
+     * earliest pending event's time less one or the run's limit, whichever is sooner (0
+     * outside a callback or with a stop requested); `except`, when not NULL, is a pending
+     * event of the caller's that it will move itself. */
+    sim_time (*horizon)(void *self, const sim_event *except);
+    /* Whether pending `event` was scheduled during the event running (1) or before it
+     * began (0): which of two events due at the same time runs first depends on it; -1
+     * when it is not pending. */
+    int (*scheduled_in_event)(void *self, sim_event event);
+    /* Like advance, counting `events` events run (the ones the caller did the work of in
+     * one step); t must be within horizon(). */
+    bool (*skip)(void *self, sim_time t, uint64_t events);
+    /* Events run so far (sim_event_kernel_executed). */
+    uint64_t (*executed)(void *self);
 } sim_scheduler_batch_ops;
 
 /* The batch operations of s's scheduler, or NULL when it has none (gbvp's native kernel

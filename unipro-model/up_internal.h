@@ -104,6 +104,11 @@ struct up_port {
     sim_rng rng;
 
     up_port_stats st;
+
+    /* period skipping (up_port.c): snapshots of this port's link, or NULL before the first */
+    struct up_period_hist *period;
+    unsigned period_wait;      /* arrivals to let pass before looking again */
+    unsigned period_backoff;   /* the next wait after a look that found no period */
 };
 
 struct up_link {

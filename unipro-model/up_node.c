@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "unipro-model/up_consts.h"
+#include "unipro-model/up_period.h"
+
+#define UP_LAT_LOG 256u /* more than the messages of any period a port looks for */
 
 typedef struct up_cport {
     bool connected;
@@ -20,6 +23,7 @@ typedef struct up_cport {
     sim_time blocked_since;
     const up_node_ops *ops;  /* per-CPort handler, or NULL for the node's */
     void *ops_ctx;
+    up_cport_period_fn period; /* the handler's state walker (up_period.h), or NULL */
     up_msg *rx_msg;          /* message being reassembled */
     uint32_t rx_off;
     up_cport_stats st;
@@ -39,6 +43,14 @@ struct up_node {
     unsigned ring_head[2], ring_count[2];
     unsigned ring_mask;      /* ring capacity - 1 (a power of two >= cports) */
     up_node_stats st;
+    /* The latest latencies recorded, so that a period skip can add a period's again in
+     * the same order (a histogram's sum is a double: only the same additions in the same
+     * order give the same bits). */
+    struct {
+        unsigned cport;
+        sim_time lat;
+    } lat_log[UP_LAT_LOG];
+    uint64_t lat_adds;
 };
 
 up_node_cfg up_node_cfg_default(uint8_t device_id)
@@ -67,7 +79,10 @@ up_cport_cfg up_cport_cfg_default(uint8_t peer_dev, uint16_t peer_cport)
 static int node_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out);
 static void node_lend(void *ctx, const up_frame *f);
 
-static const up_port_upper node_upper = { .pull = node_pull, .lend = node_lend };
+static void node_period_io(void *ctx, up_pvec *pv);
+
+static const up_port_upper node_upper = { .pull = node_pull, .lend = node_lend,
+                                          .period_io = node_period_io };
 
 /* The time now, read from the scheduler's clock when it has one. */
 static inline sim_time node_now(const up_node *n)
@@ -239,6 +254,15 @@ int up_cport_set_handler(up_node *n, unsigned id, const up_node_ops *ops, void *
         return -EINVAL;
     n->cports[id].ops = ops;
     n->cports[id].ops_ctx = ctx;
+    n->cports[id].period = NULL; /* a new handler registers its own */
+    return 0;
+}
+
+int up_cport_set_period(up_node *n, unsigned id, up_cport_period_fn fn)
+{
+    if (id >= n->cfg.cports)
+        return -EINVAL;
+    n->cports[id].period = fn;
     return 0;
 }
 
@@ -422,6 +446,8 @@ static void node_lend(void *ctx, const up_frame *f)
             c->st.rx_msgs++;
             c->st.rx_bytes += m->len;
             up_hist_add(&c->st.latency, lat);
+            n->lat_log[n->lat_adds++ % UP_LAT_LOG].cport = id;
+            n->lat_log[(n->lat_adds - 1) % UP_LAT_LOG].lat = lat;
             if (c->ops) {
                 if (c->ops->recv)
                     c->ops->recv(c->ops_ctx, n, id, m, lat);
@@ -433,4 +459,114 @@ static void node_lend(void *ctx, const up_frame *f)
     }
 done:
     up_port_release(n->port, tc, credits);
+}
+
+/* ---- period skipping (up_period.h) ------------------------------------------------ */
+
+void up_pv_msg(up_pvec *pv, up_msg *m)
+{
+    if (!m) {
+        up_pv_shape(pv, 0);
+        return;
+    }
+    for (unsigned i = 0; i < pv->nmsgs; i++)
+        if (pv->msgs[i] == m) {
+            up_pv_shape(pv, i + 1);
+            return;
+        }
+    if (pv->nmsgs == UP_PV_MSGS || m->data) { /* (a payload's bytes are not walked) */
+        pv->ok = false;
+        return;
+    }
+    pv->msgs[pv->nmsgs++] = m;
+    up_pv_shape(pv, pv->nmsgs);
+    up_pv_shape(pv, m->refs);
+    up_pv_shape(pv, m->len);
+    up_pv_shape(pv, m->segmented);
+    up_pv_shape(pv, (uint64_t)m->src_cport << 8 | m->src_dev);
+    UP_PV(pv, UP_PV_TIME, m->t_submit);
+    UP_PV(pv, UP_PV_COUNT, m->tag);
+}
+
+/* Adds `periods` times the latencies of the last period (`per` of them) to their CPorts'
+ * histograms, in the order they were first added. */
+static void replay_latencies(up_node *n, uint64_t per, uint64_t periods)
+{
+    uint64_t first = n->lat_adds - per;
+    for (uint64_t r = 0; r < periods; r++)
+        for (uint64_t i = 0; i < per; i++) {
+            unsigned k = (unsigned)((first + i) % UP_LAT_LOG);
+            up_hist_add(&n->cports[n->lat_log[k].cport].st.latency, n->lat_log[k].lat);
+        }
+    /* the log ends with the same period again */
+    __typeof__(n->lat_log[0]) last[UP_LAT_LOG];
+    for (uint64_t i = 0; i < per; i++)
+        last[i] = n->lat_log[(first + i) % UP_LAT_LOG];
+    n->lat_adds += per * periods;
+    for (uint64_t i = 0; i < per; i++)
+        n->lat_log[(n->lat_adds - per + i) % UP_LAT_LOG] = last[i];
+}
+
+static void cport_period_io(up_cport *c, up_pvec *pv)
+{
+    up_pv_shape(pv, c->active);
+    up_pv_shape(pv, c->queued);
+    for (up_msg *m = c->txq_head; m; m = m->next)
+        up_pv_msg(pv, m);
+    up_pv_shape(pv, (uint64_t)c->peer_space); /* E2EFC space: bounded, compared with sizes */
+    up_pv_shape(pv, c->to_credit);
+    up_pv_shape(pv, c->tokens_pending);
+    up_pv_shape(pv, c->e2e_blocked);
+    if (c->e2e_blocked)
+        UP_PV(pv, UP_PV_TIME, c->blocked_since);
+    up_pv_msg(pv, c->rx_msg);
+    up_pv_shape(pv, c->rx_off);
+    up_cport_stats *st = &c->st;
+    UP_PV(pv, UP_PV_COUNT, st->tx_msgs);
+    UP_PV(pv, UP_PV_COUNT, st->tx_bytes);
+    UP_PV(pv, UP_PV_COUNT, st->tx_segments);
+    UP_PV(pv, UP_PV_COUNT, st->tx_tokens);
+    UP_PV(pv, UP_PV_COUNT, st->rx_msgs);
+    UP_PV(pv, UP_PV_COUNT, st->rx_bytes);
+    UP_PV(pv, UP_PV_COUNT, st->rx_segments);
+    UP_PV(pv, UP_PV_COUNT, st->rx_tokens);
+    UP_PV(pv, UP_PV_COUNT, st->rx_dropped);
+    UP_PV(pv, UP_PV_COUNT, st->e2e_stall);
+    /* the histogram: its extremes must not move (a period's latencies are within them);
+     * its counts and sum are added again by replay_latencies */
+    up_pv_shape(pv, st->latency.min);
+    up_pv_shape(pv, st->latency.max);
+    if (c->ops && !c->period)
+        pv->ok = false; /* a handler whose state is not known */
+    else if (c->period)
+        c->period(c->ops_ctx, pv);
+}
+
+/* The node's state for period skipping: its CPorts' queues, reassembly, statistics and
+ * their handlers' state. */
+static void node_period_io(void *ctx, up_pvec *pv)
+{
+    up_node *n = ctx;
+    if (n->ops) {
+        pv->ok = false;
+        return;
+    }
+    UP_PV(pv, UP_PV_COUNT, n->st.rx_wrong_device);
+    UP_PV(pv, UP_PV_COUNT, n->st.rx_unknown_cport);
+    for (unsigned tc = 0; tc < 2; tc++) {
+        up_pv_shape(pv, n->ring_count[tc]);
+        for (unsigned i = 0; i < n->ring_count[tc]; i++)
+            up_pv_shape(pv, n->ring[tc][(n->ring_head[tc] + i) & n->ring_mask]);
+    }
+    for (unsigned id = 0; id < n->cfg.cports && pv->ok; id++) {
+        up_cport *c = &n->cports[id];
+        if (!c->connected)
+            continue;
+        up_pv_shape(pv, id);
+        cport_period_io(c, pv);
+    }
+    /* last: how many latencies a period adds (shift mode reads its change first) */
+    if (pv->shift && pv->n < UP_PV_MAX)
+        replay_latencies(n, pv->delta[pv->n], pv->periods);
+    up_pv_io(pv, UP_PV_COUNT, n->lat_adds); /* (replay_latencies moved it already) */
 }

@@ -21,6 +21,11 @@ typedef struct up_node_ops {
     void (*sent)(void *ctx, up_node *n, unsigned cport, up_msg *m);
 } up_node_ops;
 
+struct up_pvec;
+/* Walks the state a CPort handler keeps (unipro-model/up_period.h): a handler that does not
+ * register one keeps its CPort's node from period skipping. */
+typedef void (*up_cport_period_fn)(void *ctx, struct up_pvec *pv);
+
 typedef struct up_node_cfg {
     uint8_t device_id;       /* N_DeviceID, 0..127 */
     unsigned cports;         /* number of CPorts (T_NumCPorts), 1..1024 */
@@ -74,6 +79,8 @@ const up_cport_cfg *up_cport_get_cfg(const up_node *n, unsigned cport);
 
 /* Routes the recv/sent callbacks of one CPort to (ops, ctx) instead of the node's (NULL ops:
  * back to the node's). -EINVAL on a bad CPort. */
+/* The period walker of the handler of CPort id (its ctx is the handler's); NULL: none. */
+int up_cport_set_period(up_node *n, unsigned id, up_cport_period_fn fn);
 int up_cport_set_handler(up_node *n, unsigned cport, const up_node_ops *ops, void *ctx);
 
 /* Queues a message of len bytes (copied when data is not NULL) with the caller's tag.

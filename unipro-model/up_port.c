@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "unipro-model/up_internal.h"
+#include "unipro-model/up_period.h"
 
 up_dl_params up_dl_params_default(void)
 {
@@ -87,6 +88,7 @@ void up_port_free(up_port *p)
 {
     if (!p)
         return;
+    free(p->period);
     up_port_link_lost(p);
     cancel_timers(p);
     for (unsigned tc = 0; tc < UP_TCS; tc++) {
@@ -813,7 +815,296 @@ static up_port *next_inline(up_port *p)
     return NULL;
 }
 
-static void arrive_one(up_port *p, bool batch);
+static bool arrive_one(up_port *p, bool batch);
+
+/* ---- period skipping (docs/performance-model.md, "Period skipping") --------------------
+ *
+ * A saturated link on a clean line repeats itself: after a few messages every number of
+ * the state of its two ports, their nodes and flows is what it was, times moved on by the
+ * same interval P and counters by fixed amounts. The state then evolves the same way again
+ * (the model is deterministic and compares times and counters only with each other), so
+ * N periods later it is the current one with each time and counter moved on N times, and
+ * the N * (events per period) events between need not be run. Snapshots are taken in the
+ * batched chain of one link (only its own events run there) after a frame arrives, when
+ * no arrival of the link is queued in the kernel; two that match prove the period, and the
+ * skip goes as far as the kernel's next pending event or the run's limit allows. */
+
+#define PERIOD_SNAPS 40u        /* a period of up to 39 snapshots is found */
+#define PERIOD_BACKOFF_MAX 8192u
+
+typedef struct period_snap {
+    sim_time t;
+    uint64_t executed;
+    unsigned n;
+    uint64_t v[UP_PV_MAX];
+    uint8_t cls[UP_PV_MAX];
+} period_snap;
+
+typedef struct up_period_hist {
+    unsigned count, head, looks;
+    period_snap snap[PERIOD_SNAPS];
+    up_pvec cur;
+    uint64_t delta[UP_PV_MAX];
+} up_period_hist;
+
+static void frame_period_io(up_pvec *pv, up_frame *f, bool on_wire)
+{
+    up_pv_msg(pv, f->msg);
+    up_pv_shape(pv, (uint64_t)f->offset | (uint64_t)f->len << 32 | (uint64_t)f->flags << 48);
+    up_pv_shape(pv, (uint64_t)f->dst_cport | (uint64_t)f->dst_dev << 16 | (uint64_t)f->tc << 24 |
+                        (uint64_t)f->in_port << 32 | (uint64_t)f->out_port << 40);
+    UP_PV(pv, UP_PV_COUNT, f->seq);
+    up_pv_shape(pv, f->t_ready);
+    if (on_wire) /* (a frame in the replay buffer has no arrival time) */
+        UP_PV(pv, UP_PV_TIME, f->t_end);
+    else
+        up_pv_shape(pv, f->t_end);
+}
+
+static void slot_period_io(up_pvec *pv, up_slot *s)
+{
+    up_pv_shape(pv, (uint64_t)s->kind | (uint64_t)s->tc << 8 | (uint64_t)s->prio << 16 |
+                        (uint64_t)s->flags << 24 | (uint64_t)s->symbols << 32);
+    UP_PV(pv, UP_PV_TIME, s->start);
+    UP_PV(pv, UP_PV_TIME, s->end);
+    UP_PV(pv, UP_PV_TIME, s->arrive);
+    up_pv_shape(pv, s->open);
+    if (s->kind == UP_SLOT_DATA) {
+        UP_PV(pv, UP_PV_COUNT, s->seq);
+        frame_period_io(pv, &s->f, true);
+    } else if (s->kind == UP_SLOT_AFC) { /* (a control slot's frame is not set) */
+        UP_PV(pv, UP_PV_COUNT, s->seq);
+        s->seq &= UP_SEQ_MOD - 1; /* a 5-bit acknowledgement: moves modulo 32 */
+        UP_PV(pv, UP_PV_COUNT, s->credits);
+    }
+}
+
+static void tx_period_io(up_port *p, unsigned tc, up_pvec *pv)
+{
+    up_txtc *t = &p->tx[tc];
+    if (t->has_suspended) {
+        pv->ok = false;
+        return;
+    }
+    up_pv_shape(pv, t->rb_count | t->next_tx << 8 | (unsigned)t->replay_armed << 16 |
+                        (unsigned)t->prot_armed << 17 | (unsigned)t->stalled << 18);
+    for (unsigned i = 0; i < t->rb_count; i++)
+        frame_period_io(pv, rb_at(t, i), false);
+    UP_PV(pv, UP_PV_COUNT, t->base_seq);
+    UP_PV(pv, UP_PV_COUNT, t->cred_used);
+    UP_PV(pv, UP_PV_COUNT, t->cred_limit);
+    up_pv_shape(pv, t->cred_limit - t->cred_used);
+    up_pv_shape(pv, (uint32_t)(t->base_seq - p->peer->rx[tc].expect));
+    if (t->rb_count || t->replay_armed)
+        UP_PV(pv, UP_PV_TIME, t->replay_deadline);
+    if (t->stalled)
+        UP_PV(pv, UP_PV_TIME, t->stall_since);
+    if (t->prot_armed) {
+        UP_PV(pv, UP_PV_COUNT, t->prot_cred_mark);
+        up_pv_shape(pv, t->cred_limit - t->prot_cred_mark);
+    }
+}
+
+static void rx_period_io(up_port *p, unsigned tc, up_pvec *pv)
+{
+    up_rxtc *r = &p->rx[tc];
+    UP_PV(pv, UP_PV_COUNT, r->expect);
+    up_pv_shape(pv, (uint64_t)r->nac_sent | (uint64_t)r->since_ack << 8 |
+                        (uint64_t)r->buffered << 32);
+    UP_PV(pv, UP_PV_COUNT, r->granted);
+    UP_PV(pv, UP_PV_COUNT, r->reported);
+    up_pv_shape(pv, r->granted - r->reported);
+}
+
+/* One port's share of its link's state, its upper's included. */
+static void port_period_io(up_port *p, up_pvec *pv)
+{
+    if (!p->up || !p->burst_ever || p->drop > 0 || p->early_delivery || p->in_pump ||
+        !p->ops->period_io || (p->link && p->link->frame_observer) || pv->nbits == 2) {
+        pv->ok = false; /* drops draw at every frame, observers and early delivery see it */
+        return;
+    }
+    /* bit errors: the countdown to the next one only falls, period by period, until it
+     * runs out (period_skip stops before) */
+    pv->bits_at[pv->nbits++] = pv->n;
+    UP_PV(pv, UP_PV_COUNT, p->bits_to_error);
+    for (unsigned i = 0; i < 4; i++) /* a draw between two snapshots is no period */
+        up_pv_shape(pv, p->rng.s[i]);
+    up_pv_shape(pv, (uint64_t)p->afc_req | (uint64_t)p->creq_req << 8 |
+                        (uint64_t)p->nac_req << 16 | (uint64_t)p->flush_armed << 17 |
+                        (uint64_t)p->maybe[0] << 18 | (uint64_t)p->maybe[1] << 19 |
+                        (uint64_t)p->head_armed << 20);
+    UP_PV(pv, UP_PV_TIME, p->busy_until);
+    UP_PV(pv, UP_PV_TIME, p->popped_end);
+    up_pv_shape(pv, p->pipe_count);
+    for (unsigned i = 0; i < p->pipe_count; i++)
+        slot_period_io(pv, pipe_at(p, i));
+    for (unsigned tc = 0; tc < UP_TCS && pv->ok; tc++) {
+        tx_period_io(p, tc, pv);
+        rx_period_io(p, tc, pv);
+    }
+    /* every statistic is a 64-bit counter or duration */
+    uint64_t *st = (uint64_t *)&p->st;
+    for (size_t i = 0; i < sizeof p->st / sizeof *st; i++)
+        UP_PV(pv, UP_PV_COUNT, st[i]);
+    if (pv->ok)
+        p->ops->period_io(p->ctx, pv);
+}
+
+static void pvec_begin(up_pvec *pv, bool shift)
+{
+    pv->shift = shift;
+    pv->ok = true;
+    pv->n = 0;
+    pv->nmsgs = 0;
+    pv->nobjs = 0;
+    pv->nbits = 0;
+}
+
+/* How many periods may pass before either port's line corrupts a transmission: a period
+ * takes `fall` bits of the countdown, which must stay above zero at every commit. */
+static uint64_t periods_before_error(const up_pvec *pv, const uint64_t *delta, uint64_t most)
+{
+    for (unsigned i = 0; i < pv->nbits; i++) {
+        int64_t left = (int64_t)pv->v[pv->bits_at[i]], fall = -(int64_t)delta[pv->bits_at[i]];
+        if (fall < 0)
+            return 0; /* (the countdown only rises when an error was drawn: no period) */
+        if (fall > 0 && left != INT64_MAX) {
+            uint64_t fit = left > 0 ? (uint64_t)(left - 1) / (uint64_t)fall : 0;
+            if (fit < most)
+                most = fit;
+        }
+    }
+    return most;
+}
+
+/* Whether snapshot o, taken at an earlier time, is the current state one period back. */
+static bool period_match(const up_pvec *cur, const period_snap *o, sim_time now)
+{
+    if (o->n != cur->n || o->t >= now)
+        return false;
+    sim_time period = now - o->t;
+    for (unsigned i = 0; i < cur->n; i++) {
+        if (o->cls[i] != cur->cls[i])
+            return false;
+        if (o->cls[i] == UP_PV_SHAPE && o->v[i] != cur->v[i])
+            return false;
+        if (o->cls[i] == UP_PV_TIME && cur->v[i] - o->v[i] != period)
+            return false;
+    }
+    return true;
+}
+
+static void period_forget(up_port *p)
+{
+    if (p && p->period)
+        p->period->count = p->period->looks = 0;
+}
+
+/* No period in sight: look again later, and less often each time. */
+static void period_give_up(up_port *p)
+{
+    period_forget(p);
+    p->period_wait = p->period_backoff;
+    p->period_backoff = p->period_backoff * 2 + PERIOD_SNAPS;
+    if (p->period_backoff > PERIOD_BACKOFF_MAX)
+        p->period_backoff = PERIOD_BACKOFF_MAX;
+}
+
+/* Moves the link's state on by `periods` periods of `o` before now and the kernel's clock
+ * with it; false when the kernel allows no whole period. */
+static bool period_skip(up_port *p, up_period_hist *h, const period_snap *o, sim_time now,
+                        uint64_t executed)
+{
+    up_port *q = p->peer;
+    sim_time period = now - o->t;
+    sim_time horizon = p->batch->horizon(p->s->self, q->head_armed ? &q->arrive_ev : NULL);
+    uint64_t periods = horizon > now ? (horizon - now) / period : 0;
+    if (!periods)
+        return false;
+    for (unsigned i = 0; i < h->cur.n; i++)
+        h->delta[i] = h->cur.v[i] - o->v[i];
+    periods = periods_before_error(&h->cur, h->delta, periods);
+    if (!periods)
+        return false;
+    up_pvec *pv = &h->cur;
+    unsigned n = pv->n;
+    pvec_begin(pv, true);
+    pv->delta = h->delta;
+    pv->periods = periods;
+    port_period_io(p, pv);
+    port_period_io(q, pv);
+    up_pv_shape(pv, 0); /* (period_look's note of the queued arrival's order) */
+    if (!pv->ok || pv->n != n)
+        abort(); /* the walk was checked: nothing sensible can continue */
+    /* The peer's arrival queued in the kernel moves with the rest: queued again before the
+     * clock moves when it was queued before the event running began, after otherwise, so
+     * that it keeps its order against the arrival p queues next (schedule_first). */
+    bool requeue = q->head_armed;
+    int in_event = requeue ? p->batch->scheduled_in_event(p->s->self, q->arrive_ev) : 0;
+    if (requeue) {
+        sim_cancel(p->s, q->arrive_ev);
+        if (!in_event)
+            schedule_head(q, now);
+    }
+    if (!p->batch->skip(p->s->self, now + periods * period, periods * (executed - o->executed)))
+        abort(); /* the horizon was checked */
+    if (requeue && in_event)
+        schedule_head(q, now + periods * period);
+    return true;
+}
+
+/* After an arrival of p's link in a batched chain: a snapshot, and a skip when it repeats
+ * an earlier one. */
+static void period_look(up_port *p)
+{
+    up_port *q = p->peer;
+    if (p->head_armed || !q || !p->ops->period_io || !q->ops->period_io || !p->batch->skip)
+        return;
+    if (p->period_wait) {
+        p->period_wait--;
+        return;
+    }
+    up_period_hist *h = p->period;
+    if (!h && !(h = p->period = calloc(1, sizeof *h)))
+        return;
+    up_pvec *pv = &h->cur;
+    pvec_begin(pv, false);
+    port_period_io(p, pv);
+    port_period_io(q, pv);
+    sim_time now = port_now(p);
+    /* the peer's arrival, when queued, is the one event of the link in the kernel: due
+     * later than now, and in the same order against the running event in both snapshots */
+    int in_event = q->head_armed ? p->batch->scheduled_in_event(p->s->self, q->arrive_ev) : 0;
+    up_pv_shape(pv, (uint64_t)in_event);
+    if (!pv->ok || in_event < 0 || (q->head_armed && pipe_at(q, 0)->arrive <= now)) {
+        period_give_up(p);
+        return;
+    }
+    uint64_t executed = p->batch->executed(p->s->self);
+    for (unsigned j = 1; j <= h->count; j++) {
+        period_snap *o = &h->snap[(h->head + PERIOD_SNAPS - j) % PERIOD_SNAPS];
+        if (!period_match(pv, o, now))
+            continue;
+        if (period_skip(p, h, o, now, executed)) {
+            period_forget(p);
+            p->period_backoff = 0;
+            return;
+        }
+        break; /* a period, but no room to skip one: keep looking */
+    }
+    period_snap *s = &h->snap[h->head];
+    s->t = now;
+    s->executed = executed;
+    s->n = pv->n;
+    memcpy(s->v, pv->v, pv->n * sizeof *pv->v);
+    memcpy(s->cls, pv->cls, pv->n);
+    h->head = (h->head + 1) % PERIOD_SNAPS;
+    if (h->count < PERIOD_SNAPS)
+        h->count++;
+    if (++h->looks > 2 * PERIOD_SNAPS)
+        period_give_up(p);
+}
 
 /* Batching a port whose arrivals keep being interleaved with other events (a switch's
  * 28 link directions) only adds the kernel's refusals to every frame: after this many
@@ -831,8 +1122,14 @@ static void port_arrive(void *ctx)
     if (batch && p->batch_misses >= BATCH_MISS_LIMIT && ++p->batch_skip < BATCH_RETRY)
         batch = false;
     bool inlined = false;
+    if (batch) { /* snapshots of an earlier chain may be parted by other events */
+        period_forget(p);
+        period_forget(p->peer);
+    }
     for (;;) {
-        arrive_one(p, batch);
+        /* (snapshots after data only: a period has as many, and AFCs add none) */
+        if (arrive_one(p, batch) && batch)
+            period_look(p);
         if (!batch || (p = next_inline(p)) == NULL)
             break;
         inlined = true;
@@ -847,11 +1144,12 @@ static void port_arrive(void *ctx)
 }
 
 /* The oldest slot of the pipe reaches the peer now. */
-static void arrive_one(up_port *p, bool batch)
+static bool arrive_one(up_port *p, bool batch)
 {
     /* the slot stays readable after the pop: commits during receive() go to the tail and
      * the pump keeps one slot free, so the ring never reaches it before we are done */
     up_slot *s = &p->pipe[p->pipe_head];
+    bool data = s->kind == UP_SLOT_DATA;
     p->pipe_head = (p->pipe_head + 1) % UP_PIPE_MAX;
     if (--p->pipe_count && !batch)
         schedule_head(p, port_now(p));
@@ -888,6 +1186,7 @@ static void arrive_one(up_port *p, bool batch)
             up_port_pump(q);
     }
     up_port_pump(p);
+    return data;
 }
 
 void up_port_release(up_port *p, unsigned tc, unsigned credits)

@@ -21,6 +21,8 @@ typedef struct up_link up_link;
 
 enum { UP_PULL_EMPTY = 0, UP_PULL_OK = 1, UP_PULL_NO_CREDIT = 2 };
 
+struct up_pvec;
+
 typedef struct up_port_upper {
     /* The next frame for `tc` whose credit cost fits `credits` (32-byte units). Returns
      * UP_PULL_OK and hands the frame over (the DL owns it from then on), UP_PULL_EMPTY when
@@ -34,6 +36,9 @@ typedef struct up_port_upper {
      * up_msg_ref). For an upper that keeps nothing of a frame but its message, such as a
      * node reassembling it; a switch, which queues frames, uses deliver. */
     void (*lend)(void *ctx, const up_frame *f);
+    /* Optional: walks the upper's state for period skipping (unipro-model/up_period.h);
+     * without it the port never skips. */
+    void (*period_io)(void *ctx, struct up_pvec *pv);
 } up_port_upper;
 
 /* DL parameters of a port (DME attributes DL_*; defaults: up_dl_params_default()). */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "unipro-model/up_traffic.h"
 
+#include "unipro-model/up_period.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -104,6 +106,26 @@ static void dst_recv(void *ctx, up_node *n, unsigned cport, up_msg *m, sim_time 
         up_cport_send(t->dst, t->dst_cport, NULL, t->cfg.response_size + t->cfg.header, m->tag);
 }
 
+/* The flow's state for period skipping (up_period.h): only a saturating source without a
+ * count or stop time repeats itself (the others draw times or stop). */
+static void traffic_period_io(void *ctx, up_pvec *pv)
+{
+    up_traffic *t = ctx;
+    if (!up_pv_once(pv, t))
+        return;
+    if (t->cfg.kind != UP_TRAFFIC_SATURATE || t->cfg.count || t->cfg.stop || t->stopped) {
+        pv->ok = false;
+        return;
+    }
+    UP_PV(pv, UP_PV_COUNT, t->next_tag);
+    UP_PV(pv, UP_PV_COUNT, t->next_rx);
+    up_pv_shape(pv, t->next_tag - t->next_rx);
+    UP_PV(pv, UP_PV_COUNT, t->st.sent);
+    UP_PV(pv, UP_PV_COUNT, t->st.received);
+    UP_PV(pv, UP_PV_COUNT, t->st.rx_payload_bytes);
+    UP_PV(pv, UP_PV_COUNT, t->st.order_errors);
+}
+
 static const up_node_ops src_ops = { src_recv, src_sent };
 static const up_node_ops dst_ops = { dst_recv, NULL };
 
@@ -172,6 +194,8 @@ up_traffic *up_traffic_new(up_env *env, const up_traffic_cfg *cfg, up_node *src,
     up_hist_init(&t->st.rtt);
     up_cport_set_handler(src, src_cport, &src_ops, t);
     up_cport_set_handler(dst, dst_cport, &dst_ops, t);
+    up_cport_set_period(src, src_cport, traffic_period_io);
+    up_cport_set_period(dst, dst_cport, traffic_period_io);
     return t;
 }
 
