@@ -470,42 +470,52 @@ static const sim_heap_entry *find_entry(const sim_event_kernel *k, sim_event eve
     return NULL;
 }
 
-/* See sim_scheduler_batch_ops.horizon: every pending event but `except` is due after it. */
-static sim_time kernel_horizon(sim_event_kernel *k, const sim_event *except)
+/* Whether heap or soon-list entry e is one of the n in skip (found by find_entry). */
+static bool is_skipped(const sim_heap_entry *e, const sim_heap_entry *const *skip, unsigned n)
 {
-    if (!k->running || !k->in_callback || k->stop)
+    for (unsigned i = 0; i < n; i++)
+        if (skip[i] == e)
+            return true;
+    return false;
+}
+
+#define HORIZON_EXCEPT_MAX 64u
+
+/* See sim_scheduler_batch_ops.horizon: every pending event but `except` is due after it. */
+static sim_time kernel_horizon(sim_event_kernel *k, const sim_event *except, unsigned n)
+{
+    if (!k->running || !k->in_callback || k->stop || n > HORIZON_EXCEPT_MAX)
         return 0;
-    const sim_heap_entry *skip = except ? find_entry(k, *except) : NULL;
+    const sim_heap_entry *skip[HORIZON_EXCEPT_MAX];
+    for (unsigned i = 0; i < n; i++)
+        skip[i] = find_entry(k, except[i]);
     sim_time t = k->limit;
     for (unsigned i = 0; i < k->soon_len; i++) {
         const sim_heap_entry *e = &k->soon[(k->soon_head + i) % SOON_CAP];
-        if (e != skip && k->nodes[(uint32_t)e->key].fn && e->time - 1 < t)
+        if (k->nodes[(uint32_t)e->key].fn && e->time - 1 < t && !is_skipped(e, skip, n))
             t = e->time ? e->time - 1 : 0;
     }
     for (size_t i = k->root_pending ? 1 : 0; i < k->len; i++) {
         const sim_heap_entry *e = &k->heap[i];
-        if (e != skip && k->nodes[(uint32_t)e->key].fn && e->time - 1 < t)
+        if (k->nodes[(uint32_t)e->key].fn && e->time - 1 < t && !is_skipped(e, skip, n))
             t = e->time ? e->time - 1 : 0;
     }
     return t < k->now ? k->now : t;
 }
 
-/* See sim_scheduler_batch_ops.scheduled_in_event. */
-static int kernel_scheduled_in_event(sim_event_kernel *k, sim_event event)
+static uint64_t kernel_seq_of(sim_event_kernel *k, sim_event event)
 {
     const sim_heap_entry *e = find_entry(k, event);
-    if (!e || !k->in_callback)
-        return -1;
-    return (e->key >> 32) > k->mark_seq ? 1 : 0;
+    return e ? e->key >> 32 : UINT64_MAX;
 }
 
 /* See sim_scheduler_batch_ops.skip: advance, counting the events the caller stood for.
- * Entries the caller cancelled just before (the events it moves) are dead, not due: the
- * horizon's scan passes over them where advance's look at the first entries would not. */
+ * The caller checked the horizon, passing over the events it moves: those it queued again
+ * just before (due at t at the earliest, after the event running) and the dead entries
+ * they left. */
 static bool kernel_skip(sim_event_kernel *k, sim_time t, uint64_t events)
 {
-    if (!events || !k->running || !k->in_callback || k->stop || t < k->now || t > k->limit ||
-        kernel_horizon(k, NULL) < t)
+    if (!events || !k->running || !k->in_callback || k->stop || t < k->now || t > k->limit)
         return false;
     k->now = t;
     k->executed += events;
@@ -748,14 +758,19 @@ static bool ops_take(void *self, sim_event event)
     return kernel_take(self, event);
 }
 
-static sim_time ops_horizon(void *self, const sim_event *except)
+static sim_time ops_horizon(void *self, const sim_event *except, unsigned n)
 {
-    return kernel_horizon(self, except);
+    return kernel_horizon(self, except, n);
 }
 
-static int ops_scheduled_in_event(void *self, sim_event event)
+static uint64_t ops_seq_of(void *self, sim_event event)
 {
-    return kernel_scheduled_in_event(self, event);
+    return kernel_seq_of(self, event);
+}
+
+static uint64_t ops_mark(void *self)
+{
+    return ((sim_event_kernel *)self)->mark_seq;
 }
 
 static bool ops_skip(void *self, sim_time t, uint64_t events)
@@ -779,7 +794,8 @@ static const sim_scheduler_batch_ops kernel_batch_ops = {
     .schedule_first = ops_schedule_first,
     .take = ops_take,
     .horizon = ops_horizon,
-    .scheduled_in_event = ops_scheduled_in_event,
+    .seq_of = ops_seq_of,
+    .mark = ops_mark,
     .skip = ops_skip,
     .executed = ops_executed,
 };

@@ -83,15 +83,17 @@ typedef struct sim_scheduler_batch_ops {
     bool (*take)(void *self, sim_event event);
     /* Period skipping (unipro-model's up_port.c): the latest time a caller may skip to, the
      * earliest pending event's time less one or the run's limit, whichever is sooner (0
-     * outside a callback or with a stop requested); `except`, when not NULL, is a pending
-     * event of the caller's that it will move itself. */
-    sim_time (*horizon)(void *self, const sim_event *except);
-    /* Whether pending `event` was scheduled during the event running (1) or before it
-     * began (0): which of two events due at the same time runs first depends on it; -1
-     * when it is not pending. */
-    int (*scheduled_in_event)(void *self, sim_event event);
+     * outside a callback or with a stop requested), passing over the `n` pending events
+     * `except` the caller will move itself. */
+    sim_time (*horizon)(void *self, const sim_event *except, unsigned n);
+    /* The place of pending `event` among events due at the same time (the order they were
+     * scheduled in), UINT64_MAX when it is not pending; and the place the event running
+     * reserved for schedule_first: those at or below it were scheduled before it began. */
+    uint64_t (*seq_of)(void *self, sim_event event);
+    uint64_t (*mark)(void *self);
     /* Like advance, counting `events` events run (the ones the caller did the work of in
-     * one step); t must be within horizon(). */
+     * one step); t must be within horizon() (not checked again: the caller may have
+     * queued events it moves, due at t at the earliest). */
     bool (*skip)(void *self, sim_time t, uint64_t events);
     /* Events run so far (sim_event_kernel_executed). */
     uint64_t (*executed)(void *self);

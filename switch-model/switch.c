@@ -4,6 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "unipro-model/up_period.h"
+
+/* The latest changes of a port's queue depth, so that a period skip can add a period's
+ * level x time products to its mean again in the same order (a double: only the same
+ * additions in the same order give the same bits). More than any period holds. */
+#define SW_LEVEL_LOG 512u
+
 typedef struct sw_fifo {
     up_frame *head, *tail;
     unsigned count;
@@ -21,6 +28,11 @@ typedef struct sw_port {
     bool hol;
     sim_time hol_since;
     sw_port_stats st;
+    struct {
+        uint32_t level;
+        sim_time dt;
+    } level_log[SW_LEVEL_LOG];
+    uint64_t level_sets;
 } sw_port;
 
 struct sw_switch {
@@ -46,7 +58,9 @@ sw_switch_cfg sw_switch_cfg_default(void)
 
 static int sw_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out);
 static void sw_deliver(void *ctx, up_frame *f);
-static const up_port_upper sw_upper = { .pull = sw_pull, .deliver = sw_deliver };
+static void sw_period_io(void *ctx, up_pvec *pv);
+static const up_port_upper sw_upper = { .pull = sw_pull, .deliver = sw_deliver,
+                                        .period_io = sw_period_io };
 
 /* The time now, read from the scheduler's clock when it has one (on every frame). */
 static inline sim_time sw_now(const sw_switch *sw)
@@ -174,7 +188,12 @@ static void recount_others(sw_port *p)
 
 static void depth_update(sw_port *p)
 {
-    up_level_set(&p->st.depth, sw_now(p->sw), p->q[0].count + p->q[1].count);
+    sim_time now = sw_now(p->sw);
+    up_level *l = &p->st.depth;
+    unsigned i = (unsigned)(p->level_sets++ % SW_LEVEL_LOG);
+    p->level_log[i].level = l->level;
+    p->level_log[i].dt = now - l->since;
+    up_level_set(l, now, p->q[0].count + p->q[1].count);
 }
 
 static void sw_deliver(void *ctx, up_frame *f)
@@ -286,4 +305,68 @@ static int sw_pull(void *ctx, unsigned tc, uint32_t credits, up_frame **out)
         up_port_kick(sw->ports[q->head->out_port].port, tc);
     *out = f;
     return UP_PULL_OK;
+}
+
+/* ---- period skipping (unipro-model/up_period.h) ----------------------------------- */
+
+/* Adds `periods` times the last period's `per` level x time products to the depth's area,
+ * in the order they were first added. */
+static void replay_levels(sw_port *p, uint64_t per, uint64_t periods)
+{
+    uint64_t first = p->level_sets - per;
+    up_level *l = &p->st.depth;
+    for (uint64_t r = 0; r < periods; r++)
+        for (uint64_t i = 0; i < per; i++) {
+            unsigned k = (unsigned)((first + i) % SW_LEVEL_LOG);
+            l->area += (double)p->level_log[k].level * (double)p->level_log[k].dt;
+        }
+    __typeof__(p->level_log[0]) last[SW_LEVEL_LOG];
+    for (uint64_t i = 0; i < per; i++)
+        last[i] = p->level_log[(first + i) % SW_LEVEL_LOG];
+    p->level_sets += per * periods;
+    for (uint64_t i = 0; i < per; i++)
+        p->level_log[(p->level_sets - per + i) % SW_LEVEL_LOG] = last[i];
+}
+
+static void fifo_period_io(sw_fifo *q, up_pvec *pv)
+{
+    up_pv_shape(pv, q->count);
+    for (up_frame *f = q->head; f; f = f->next)
+        up_pv_frame(pv, f);
+}
+
+/* One switch port's state: its input queues, its output's round robin and statistics. */
+static void sw_period_io(void *ctx, up_pvec *pv)
+{
+    sw_port *p = ctx;
+    up_level *l = &p->st.depth;
+    if (l->interval) { /* (a series samples at its own times) */
+        pv->ok = false;
+        return;
+    }
+    for (unsigned tc = 0; tc < 2; tc++) {
+        fifo_period_io(&p->q[tc], pv);
+        up_pv_shape(pv, p->rr[tc]);
+        up_pv_shape(pv, p->pending[tc]);
+        up_pv_shape(pv, p->heads[tc]);
+    }
+    up_pv_shape(pv, p->others);
+    up_pv_shape(pv, p->hol);
+    if (p->hol)
+        UP_PV(pv, UP_PV_TIME, p->hol_since);
+    UP_PV(pv, UP_PV_COUNT, p->st.rx_frames);
+    UP_PV(pv, UP_PV_COUNT, p->st.forwarded);
+    UP_PV(pv, UP_PV_COUNT, p->st.dropped_unrouted);
+    UP_PV(pv, UP_PV_COUNT, p->st.hol_events);
+    UP_PV(pv, UP_PV_COUNT, p->st.hol_blocked);
+    up_pv_shape(pv, l->level);
+    up_pv_shape(pv, l->max);
+    up_pv_shape(pv, l->since == 0);
+    if (l->since)
+        UP_PV(pv, UP_PV_TIME, l->since);
+    /* last: how many level changes a period makes (shift mode reads its change first) */
+    if (pv->shift && pv->n < UP_PV_MAX)
+        replay_levels(p, pv->delta[pv->n], pv->periods);
+    up_pv_limit(pv, SW_LEVEL_LOG);
+    up_pv_io(pv, UP_PV_COUNT, p->level_sets);
 }

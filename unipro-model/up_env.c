@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "unipro-model/up_env.h"
 
+#include "unipro-model/up_internal.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +13,41 @@ struct up_env {
     size_t live_frames;
     size_t live_msgs;
     bool per_frame;
+    up_env_net net;
 };
+
+up_env_net *up_env_net_get(up_env *e)
+{
+    return &e->net;
+}
+
+int up_env_net_add(up_env *e, up_port *p)
+{
+    up_env_net *n = &e->net;
+    if (n->n == n->cap) {
+        unsigned cap = n->cap ? n->cap * 2 : 8;
+        up_port **ports = realloc(n->ports, cap * sizeof *ports);
+        if (!ports)
+            return -1;
+        n->ports = ports;
+        n->cap = cap;
+    }
+    n->ports[n->n++] = p;
+    return 0;
+}
+
+void up_env_net_remove(up_env *e, up_port *p)
+{
+    up_env_net *n = &e->net;
+    for (unsigned i = 0; i < n->n; i++)
+        if (n->ports[i] == p) {
+            memmove(&n->ports[i], &n->ports[i + 1], (n->n - i - 1) * sizeof *n->ports);
+            n->n--;
+            break;
+        }
+    if (n->anchor == p)
+        n->anchor = NULL;
+}
 
 up_env *up_env_new(const sim_scheduler *sched)
 {
@@ -25,6 +61,7 @@ void up_env_free(up_env *e)
 {
     if (!e)
         return;
+    free(e->net.ports);
     while (e->free_frames) {
         up_frame *f = e->free_frames;
         e->free_frames = f->next;

@@ -126,6 +126,18 @@ struct up_link {
     void *frame_observer_ctx;
 };
 
+/* Every port of an env, for period skipping (up_port.c): the network is skipped as one. */
+typedef struct up_env_net {
+    up_port **ports;
+    unsigned n, cap;
+    up_port *anchor;     /* the port whose arrivals take the snapshots */
+    uint64_t arrivals;   /* arrivals of every port: the other events are counted apart */
+} up_env_net;
+
+up_env_net *up_env_net_get(up_env *e);
+int up_env_net_add(up_env *e, up_port *p);
+void up_env_net_remove(up_env *e, up_port *p);
+
 /* up_port.c services for up_link.c */
 void up_port_attach(up_port *p, up_link *l, unsigned side, up_port *peer);
 void up_port_detach(up_port *p);

@@ -568,5 +568,6 @@ static void node_period_io(void *ctx, up_pvec *pv)
     /* last: how many latencies a period adds (shift mode reads its change first) */
     if (pv->shift && pv->n < UP_PV_MAX)
         replay_latencies(n, pv->delta[pv->n], pv->periods);
+    up_pv_limit(pv, UP_LAT_LOG);
     up_pv_io(pv, UP_PV_COUNT, n->lat_adds); /* (replay_latencies moved it already) */
 }

@@ -20,7 +20,9 @@ enum {
     UP_PV_COUNT = 2, /* a counter (statistics, sequence numbers, credits, tags): any change */
 };
 
-#define UP_PV_MAX 2048u
+#define UP_PV_MAX 16384u
+#define UP_PV_PORTS 64u
+#define UP_PV_LIMS 128u
 #define UP_PV_MSGS 64u
 #define UP_PV_OBJS 16u
 
@@ -30,17 +32,36 @@ typedef struct up_pvec {
     bool shift;
     bool ok;                 /* false: the state cannot be skipped (too big, or not eligible) */
     unsigned n;
-    uint64_t v[UP_PV_MAX];
-    uint8_t cls[UP_PV_MAX];
+    uint64_t *v;             /* UP_PV_MAX numbers: where take mode records */
+    uint8_t *cls;
     const uint64_t *delta;   /* shift mode: per number */
     uint64_t periods;        /* shift mode */
     const up_msg *msgs[UP_PV_MSGS]; /* messages met so far, so that each is walked once */
     unsigned nmsgs;
     const void *objs[UP_PV_OBJS];   /* other objects reachable twice (a flow's two ends) */
     unsigned nobjs;
-    unsigned bits_at[2];            /* where each port's countdown to a bit error is */
+    unsigned bits_at[UP_PV_PORTS];  /* where each port's countdown to a bit error is */
     unsigned nbits;
+    struct {
+        unsigned at;
+        uint64_t most;
+    } lim[UP_PV_LIMS];              /* counters whose change over a period is bounded */
+    unsigned nlim;
 } up_pvec;
+
+/* The next number is a counter whose change over one period may not exceed `most` (a log
+ * that must hold a whole period): a longer period is not skipped. */
+static inline void up_pv_limit(up_pvec *pv, uint64_t most)
+{
+    if (pv->shift)
+        return;
+    if (pv->nlim == UP_PV_LIMS) {
+        pv->ok = false;
+        return;
+    }
+    pv->lim[pv->nlim].at = pv->n;
+    pv->lim[pv->nlim++].most = most;
+}
 
 /* Whether obj is met for the first time in this walk (walk it then, and only then). */
 static inline bool up_pv_once(up_pvec *pv, const void *obj)
@@ -87,5 +108,7 @@ static inline void up_pv_shape(up_pvec *pv, uint64_t x)
 
 /* A message, walked the first time it is met; later meetings record which one it was. */
 void up_pv_msg(up_pvec *pv, up_msg *m);
+/* A frame held by an upper (a switch's queues). */
+void up_pv_frame(up_pvec *pv, up_frame *f);
 
 #endif

@@ -56,6 +56,10 @@ up_port *up_port_new(up_env *env, const up_dl_params *dl, const up_port_upper *o
         p->rx[tc].reported = d.rx_credits[tc];
     }
     p->bits_to_error = INT64_MAX;
+    if (up_env_net_add(env, p)) {
+        free(p);
+        return NULL;
+    }
     return p;
 }
 
@@ -88,6 +92,7 @@ void up_port_free(up_port *p)
 {
     if (!p)
         return;
+    up_env_net_remove(p->env, p);
     free(p->period);
     up_port_link_lost(p);
     cancel_timers(p);
@@ -819,22 +824,23 @@ static bool arrive_one(up_port *p, bool batch);
 
 /* ---- period skipping (docs/performance-model.md, "Period skipping") --------------------
  *
- * A saturated link on a clean line repeats itself: after a few messages every number of
- * the state of its two ports, their nodes and flows is what it was, times moved on by the
+ * A saturated network on clean lines repeats itself: after a few messages every number of
+ * the state of its ports, nodes, switches and flows is what it was, times moved on by the
  * same interval P and counters by fixed amounts. The state then evolves the same way again
  * (the model is deterministic and compares times and counters only with each other), so
  * N periods later it is the current one with each time and counter moved on N times, and
- * the N * (events per period) events between need not be run. Snapshots are taken in the
- * batched chain of one link (only its own events run there) after a frame arrives, when
- * no arrival of the link is queued in the kernel; two that match prove the period, and the
- * skip goes as far as the kernel's next pending event or the run's limit allows. */
+ * the N * (events per period) events between need not be run. One port of the env (the
+ * anchor) takes a snapshot of every port after each data frame it delivers; two that match,
+ * with only arrivals run between them, prove the period, and the skip goes as far as the
+ * kernel's next other event (a timer, a traffic source, a link change) or the run's limit
+ * allows. The arrivals queued in the kernel move with the state, in their order. */
 
 #define PERIOD_SNAPS 40u        /* a period of up to 39 snapshots is found */
 #define PERIOD_BACKOFF_MAX 8192u
 
 typedef struct period_snap {
     sim_time t;
-    uint64_t executed;
+    uint64_t executed, arrivals;
     unsigned n;
     uint64_t v[UP_PV_MAX];
     uint8_t cls[UP_PV_MAX];
@@ -845,20 +851,34 @@ typedef struct up_period_hist {
     period_snap snap[PERIOD_SNAPS];
     up_pvec cur;
     uint64_t delta[UP_PV_MAX];
+    up_port *queued[UP_PV_PORTS];      /* ports whose next arrival is in the kernel */
+    uint64_t queued_seq[UP_PV_PORTS];  /* its place there */
+    sim_event queued_ev[UP_PV_PORTS];
+    unsigned nqueued;
 } up_period_hist;
 
-static void frame_period_io(up_pvec *pv, up_frame *f, bool on_wire)
+/* An instant that may still be unset (0): compared as such, moved when set. */
+static void time_or_zero(up_pvec *pv, sim_time *t)
+{
+    up_pv_shape(pv, *t == 0);
+    if (*t)
+        UP_PV(pv, UP_PV_TIME, *t);
+}
+
+static void frame_period_io(up_pvec *pv, up_frame *f)
 {
     up_pv_msg(pv, f->msg);
     up_pv_shape(pv, (uint64_t)f->offset | (uint64_t)f->len << 32 | (uint64_t)f->flags << 48);
     up_pv_shape(pv, (uint64_t)f->dst_cport | (uint64_t)f->dst_dev << 16 | (uint64_t)f->tc << 24 |
                         (uint64_t)f->in_port << 32 | (uint64_t)f->out_port << 40);
     UP_PV(pv, UP_PV_COUNT, f->seq);
-    up_pv_shape(pv, f->t_ready);
-    if (on_wire) /* (a frame in the replay buffer has no arrival time) */
-        UP_PV(pv, UP_PV_TIME, f->t_end);
-    else
-        up_pv_shape(pv, f->t_end);
+    time_or_zero(pv, &f->t_ready);
+    time_or_zero(pv, &f->t_end);
+}
+
+void up_pv_frame(up_pvec *pv, up_frame *f)
+{
+    frame_period_io(pv, f);
 }
 
 static void slot_period_io(up_pvec *pv, up_slot *s)
@@ -871,7 +891,7 @@ static void slot_period_io(up_pvec *pv, up_slot *s)
     up_pv_shape(pv, s->open);
     if (s->kind == UP_SLOT_DATA) {
         UP_PV(pv, UP_PV_COUNT, s->seq);
-        frame_period_io(pv, &s->f, true);
+        frame_period_io(pv, &s->f);
     } else if (s->kind == UP_SLOT_AFC) { /* (a control slot's frame is not set) */
         UP_PV(pv, UP_PV_COUNT, s->seq);
         s->seq &= UP_SEQ_MOD - 1; /* a 5-bit acknowledgement: moves modulo 32 */
@@ -889,7 +909,7 @@ static void tx_period_io(up_port *p, unsigned tc, up_pvec *pv)
     up_pv_shape(pv, t->rb_count | t->next_tx << 8 | (unsigned)t->replay_armed << 16 |
                         (unsigned)t->prot_armed << 17 | (unsigned)t->stalled << 18);
     for (unsigned i = 0; i < t->rb_count; i++)
-        frame_period_io(pv, rb_at(t, i), false);
+        frame_period_io(pv, rb_at(t, i));
     UP_PV(pv, UP_PV_COUNT, t->base_seq);
     UP_PV(pv, UP_PV_COUNT, t->cred_used);
     UP_PV(pv, UP_PV_COUNT, t->cred_limit);
@@ -916,32 +936,39 @@ static void rx_period_io(up_port *p, unsigned tc, up_pvec *pv)
     up_pv_shape(pv, r->granted - r->reported);
 }
 
-/* One port's share of its link's state, its upper's included. */
+/* One port's share of the network's state, its upper's included. */
 static void port_period_io(up_port *p, up_pvec *pv)
 {
-    if (!p->up || !p->burst_ever || p->drop > 0 || p->early_delivery || p->in_pump ||
-        !p->ops->period_io || (p->link && p->link->frame_observer) || pv->nbits == 2) {
-        pv->ok = false; /* drops draw at every frame, observers and early delivery see it */
+    if (!p->ops->period_io) {
+        pv->ok = false;
         return;
     }
-    /* bit errors: the countdown to the next one only falls, period by period, until it
-     * runs out (period_skip stops before) */
-    pv->bits_at[pv->nbits++] = pv->n;
-    UP_PV(pv, UP_PV_COUNT, p->bits_to_error);
-    for (unsigned i = 0; i < 4; i++) /* a draw between two snapshots is no period */
-        up_pv_shape(pv, p->rng.s[i]);
-    up_pv_shape(pv, (uint64_t)p->afc_req | (uint64_t)p->creq_req << 8 |
-                        (uint64_t)p->nac_req << 16 | (uint64_t)p->flush_armed << 17 |
-                        (uint64_t)p->maybe[0] << 18 | (uint64_t)p->maybe[1] << 19 |
-                        (uint64_t)p->head_armed << 20);
-    UP_PV(pv, UP_PV_TIME, p->busy_until);
-    UP_PV(pv, UP_PV_TIME, p->popped_end);
-    up_pv_shape(pv, p->pipe_count);
-    for (unsigned i = 0; i < p->pipe_count; i++)
-        slot_period_io(pv, pipe_at(p, i));
-    for (unsigned tc = 0; tc < UP_TCS && pv->ok; tc++) {
-        tx_period_io(p, tc, pv);
-        rx_period_io(p, tc, pv);
+    up_pv_shape(pv, p->link != NULL);
+    if (p->link) {
+        if (!p->up || p->drop > 0 || p->early_delivery || p->in_pump ||
+            p->link->frame_observer || pv->nbits == UP_PV_PORTS) {
+            pv->ok = false; /* drops draw at every frame, observers and early delivery see it */
+            return;
+        }
+        /* bit errors: the countdown to the next one only falls, period by period, until it
+         * runs out (period_skip stops before) */
+        pv->bits_at[pv->nbits++] = pv->n;
+        UP_PV(pv, UP_PV_COUNT, p->bits_to_error);
+        for (unsigned i = 0; i < 4; i++) /* a draw between two snapshots is no period */
+            up_pv_shape(pv, p->rng.s[i]);
+        up_pv_shape(pv, (uint64_t)p->afc_req | (uint64_t)p->creq_req << 8 |
+                            (uint64_t)p->nac_req << 16 | (uint64_t)p->flush_armed << 17 |
+                            (uint64_t)p->maybe[0] << 18 | (uint64_t)p->maybe[1] << 19 |
+                            (uint64_t)p->head_armed << 20 | (uint64_t)p->burst_ever << 21);
+        time_or_zero(pv, &p->busy_until);
+        time_or_zero(pv, &p->popped_end);
+        up_pv_shape(pv, p->pipe_count);
+        for (unsigned i = 0; i < p->pipe_count; i++)
+            slot_period_io(pv, pipe_at(p, i));
+        for (unsigned tc = 0; tc < UP_TCS && pv->ok; tc++) {
+            tx_period_io(p, tc, pv);
+            rx_period_io(p, tc, pv);
+        }
     }
     /* every statistic is a 64-bit counter or duration */
     uint64_t *st = (uint64_t *)&p->st;
@@ -951,7 +978,7 @@ static void port_period_io(up_port *p, up_pvec *pv)
         p->ops->period_io(p->ctx, pv);
 }
 
-static void pvec_begin(up_pvec *pv, bool shift)
+static void pvec_begin(up_pvec *pv, bool shift, uint64_t *v, uint8_t *cls)
 {
     pv->shift = shift;
     pv->ok = true;
@@ -959,10 +986,19 @@ static void pvec_begin(up_pvec *pv, bool shift)
     pv->nmsgs = 0;
     pv->nobjs = 0;
     pv->nbits = 0;
+    pv->nlim = 0;
+    pv->v = v;
+    pv->cls = cls;
 }
 
-/* How many periods may pass before either port's line corrupts a transmission: a period
- * takes `fall` bits of the countdown, which must stay above zero at every commit. */
+static void net_period_io(up_env_net *net, up_pvec *pv)
+{
+    for (unsigned i = 0; i < net->n && pv->ok; i++)
+        port_period_io(net->ports[i], pv);
+}
+
+/* How many periods may pass before any line corrupts a transmission: a period takes
+ * `fall` bits of a countdown, which must stay above zero at every commit. */
 static uint64_t periods_before_error(const up_pvec *pv, const uint64_t *delta, uint64_t most)
 {
     for (unsigned i = 0; i < pv->nbits; i++) {
@@ -1011,14 +1047,56 @@ static void period_give_up(up_port *p)
         p->period_backoff = PERIOD_BACKOFF_MAX;
 }
 
-/* Moves the link's state on by `periods` periods of `o` before now and the kernel's clock
- * with it; false when the kernel allows no whole period. */
-static bool period_skip(up_port *p, up_period_hist *h, const period_snap *o, sim_time now,
-                        uint64_t executed)
+/* The arrivals of the network queued in the kernel, in the kernel's order (time, then
+ * when queued); false when one cannot be moved (due now, or not found). */
+static bool collect_queued(up_period_hist *h, up_env_net *net, up_port *p, sim_time now)
 {
-    up_port *q = p->peer;
+    h->nqueued = 0;
+    for (unsigned i = 0; i < net->n; i++) {
+        up_port *x = net->ports[i];
+        if (!x->head_armed)
+            continue;
+        if (h->nqueued == UP_PV_PORTS || pipe_at(x, 0)->arrive < now)
+            return false; /* (due now is fine: it runs after the event running, moved too) */
+        uint64_t seq = p->batch->seq_of(p->s->self, x->arrive_ev);
+        if (seq == UINT64_MAX)
+            return false;
+        unsigned j = h->nqueued++;
+        for (; j > 0; j--) { /* insertion: a handful of entries */
+            up_port *y = h->queued[j - 1];
+            sim_time ty = pipe_at(y, 0)->arrive, tx = pipe_at(x, 0)->arrive;
+            if (ty < tx || (ty == tx && h->queued_seq[j - 1] < seq))
+                break;
+            h->queued[j] = y;
+            h->queued_seq[j] = h->queued_seq[j - 1];
+        }
+        h->queued[j] = x;
+        h->queued_seq[j] = seq;
+    }
+    return true;
+}
+
+/* The order of the queued arrivals as part of the state: which port is where, and which
+ * were queued during the event running (after the next schedule_first's place). */
+static void queued_period_io(up_period_hist *h, up_pvec *pv, uint64_t mark)
+{
+    up_pv_shape(pv, h->nqueued);
+    for (unsigned i = 0; i < h->nqueued; i++) {
+        up_pv_shape(pv, (uint64_t)(uintptr_t)h->queued[i]);
+        up_pv_shape(pv, h->queued_seq[i] > mark);
+    }
+}
+
+/* Moves the network's state on by `periods` periods of `o` before now and the kernel's
+ * clock with it; false when the kernel allows no whole period. */
+static bool period_skip(up_port *p, up_period_hist *h, const period_snap *o, sim_time now,
+                        uint64_t executed, uint64_t mark)
+{
+    up_env_net *net = up_env_net_get(p->env);
+    for (unsigned i = 0; i < h->nqueued; i++)
+        h->queued_ev[i] = h->queued[i]->arrive_ev;
     sim_time period = now - o->t;
-    sim_time horizon = p->batch->horizon(p->s->self, q->head_armed ? &q->arrive_ev : NULL);
+    sim_time horizon = p->batch->horizon(p->s->self, h->queued_ev, h->nqueued);
     uint64_t periods = horizon > now ? (horizon - now) / period : 0;
     if (!periods)
         return false;
@@ -1027,39 +1105,44 @@ static bool period_skip(up_port *p, up_period_hist *h, const period_snap *o, sim
     periods = periods_before_error(&h->cur, h->delta, periods);
     if (!periods)
         return false;
+    for (unsigned i = 0; i < h->cur.nlim; i++)
+        if (h->delta[h->cur.lim[i].at] > h->cur.lim[i].most)
+            return false; /* (a log too short for the period) */
     up_pvec *pv = &h->cur;
     unsigned n = pv->n;
-    pvec_begin(pv, true);
+    pvec_begin(pv, true, pv->v, pv->cls);
     pv->delta = h->delta;
     pv->periods = periods;
-    port_period_io(p, pv);
-    port_period_io(q, pv);
-    up_pv_shape(pv, 0); /* (period_look's note of the queued arrival's order) */
+    net_period_io(net, pv);
+    queued_period_io(h, pv, mark);
     if (!pv->ok || pv->n != n)
         abort(); /* the walk was checked: nothing sensible can continue */
-    /* The peer's arrival queued in the kernel moves with the rest: queued again before the
-     * clock moves when it was queued before the event running began, after otherwise, so
-     * that it keeps its order against the arrival p queues next (schedule_first). */
-    bool requeue = q->head_armed;
-    int in_event = requeue ? p->batch->scheduled_in_event(p->s->self, q->arrive_ev) : 0;
-    if (requeue) {
-        sim_cancel(p->s, q->arrive_ev);
-        if (!in_event)
-            schedule_head(q, now);
-    }
-    if (!p->batch->skip(p->s->self, now + periods * period, periods * (executed - o->executed)))
+    /* The queued arrivals move with the rest, in their order: those queued before the
+     * event running began again before the clock moves, the others after, so that each
+     * keeps its place against the arrival the anchor queues next (schedule_first). */
+    for (unsigned i = 0; i < h->nqueued; i++)
+        sim_cancel(p->s, h->queued_ev[i]);
+    for (unsigned i = 0; i < h->nqueued; i++)
+        if (h->queued_seq[i] <= mark)
+            schedule_head(h->queued[i], now);
+    sim_time landing = now + periods * period;
+    if (!p->batch->skip(p->s->self, landing, periods * (executed - o->executed)))
         abort(); /* the horizon was checked */
-    if (requeue && in_event)
-        schedule_head(q, now + periods * period);
+    for (unsigned i = 0; i < h->nqueued; i++)
+        if (h->queued_seq[i] > mark)
+            schedule_head(h->queued[i], landing);
+    net->arrivals += periods * (net->arrivals - o->arrivals);
     return true;
 }
 
-/* After an arrival of p's link in a batched chain: a snapshot, and a skip when it repeats
- * an earlier one. */
+/* After port p delivered a data frame: a snapshot of the network when p is its anchor, and
+ * a skip when it repeats an earlier one. */
 static void period_look(up_port *p)
 {
-    up_port *q = p->peer;
-    if (p->head_armed || !q || !p->ops->period_io || !q->ops->period_io || !p->batch->skip)
+    up_env_net *net = up_env_net_get(p->env);
+    if (!net->anchor && p->ops->period_io && p->batch->skip)
+        net->anchor = p;
+    if (net->anchor != p)
         return;
     if (p->period_wait) {
         p->period_wait--;
@@ -1068,37 +1151,42 @@ static void period_look(up_port *p)
     up_period_hist *h = p->period;
     if (!h && !(h = p->period = calloc(1, sizeof *h)))
         return;
+    period_snap *s = &h->snap[h->head];
     up_pvec *pv = &h->cur;
-    pvec_begin(pv, false);
-    port_period_io(p, pv);
-    port_period_io(q, pv);
+    pvec_begin(pv, false, s->v, s->cls);
+    net_period_io(net, pv);
     sim_time now = port_now(p);
-    /* the peer's arrival, when queued, is the one event of the link in the kernel: due
-     * later than now, and in the same order against the running event in both snapshots */
-    int in_event = q->head_armed ? p->batch->scheduled_in_event(p->s->self, q->arrive_ev) : 0;
-    up_pv_shape(pv, (uint64_t)in_event);
-    if (!pv->ok || in_event < 0 || (q->head_armed && pipe_at(q, 0)->arrive <= now)) {
+    uint64_t mark = p->batch->mark(p->s->self);
+    if (!pv->ok || !collect_queued(h, net, p, now)) {
         period_give_up(p);
         return;
     }
-    uint64_t executed = p->batch->executed(p->s->self);
+    queued_period_io(h, pv, mark);
+    if (!pv->ok) {
+        period_give_up(p);
+        return;
+    }
+    s->t = now;
+    s->executed = p->batch->executed(p->s->self);
+    s->arrivals = net->arrivals;
+    s->n = pv->n;
     for (unsigned j = 1; j <= h->count; j++) {
         period_snap *o = &h->snap[(h->head + PERIOD_SNAPS - j) % PERIOD_SNAPS];
+        /* only arrivals between the two: another event (a timer) could have changed what
+         * the period is */
+        if (s->executed - o->executed != s->arrivals - o->arrivals) {
+            h->count = j - 1;
+            break;
+        }
         if (!period_match(pv, o, now))
             continue;
-        if (period_skip(p, h, o, now, executed)) {
+        if (period_skip(p, h, o, now, s->executed, mark)) {
             period_forget(p);
             p->period_backoff = 0;
             return;
         }
         break; /* a period, but no room to skip one: keep looking */
     }
-    period_snap *s = &h->snap[h->head];
-    s->t = now;
-    s->executed = executed;
-    s->n = pv->n;
-    memcpy(s->v, pv->v, pv->n * sizeof *pv->v);
-    memcpy(s->cls, pv->cls, pv->n);
     h->head = (h->head + 1) % PERIOD_SNAPS;
     if (h->count < PERIOD_SNAPS)
         h->count++;
@@ -1122,13 +1210,10 @@ static void port_arrive(void *ctx)
     if (batch && p->batch_misses >= BATCH_MISS_LIMIT && ++p->batch_skip < BATCH_RETRY)
         batch = false;
     bool inlined = false;
-    if (batch) { /* snapshots of an earlier chain may be parted by other events */
-        period_forget(p);
-        period_forget(p->peer);
-    }
+    bool skips = p->batch && !up_env_per_frame(p->env);
     for (;;) {
         /* (snapshots after data only: a period has as many, and AFCs add none) */
-        if (arrive_one(p, batch) && batch)
+        if (arrive_one(p, batch) && skips)
             period_look(p);
         if (!batch || (p = next_inline(p)) == NULL)
             break;
@@ -1150,6 +1235,7 @@ static bool arrive_one(up_port *p, bool batch)
      * the pump keeps one slot free, so the ring never reaches it before we are done */
     up_slot *s = &p->pipe[p->pipe_head];
     bool data = s->kind == UP_SLOT_DATA;
+    up_env_net_get(p->env)->arrivals++;
     p->pipe_head = (p->pipe_head + 1) % UP_PIPE_MAX;
     if (--p->pipe_count && !batch)
         schedule_head(p, port_now(p));
