@@ -105,7 +105,8 @@ struct up_port {
 
     up_port_stats st;
 
-    /* period skipping (up_port.c): snapshots of this port's link, or NULL before the first */
+    /* period skipping (up_port.c): the snapshots of the env's network when this port is
+     * its anchor, or NULL */
     struct up_period_hist *period;
     unsigned period_wait;      /* arrivals to let pass before looking again */
     unsigned period_backoff;   /* the next wait after a look that found no period */

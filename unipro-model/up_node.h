@@ -79,9 +79,10 @@ const up_cport_cfg *up_cport_get_cfg(const up_node *n, unsigned cport);
 
 /* Routes the recv/sent callbacks of one CPort to (ops, ctx) instead of the node's (NULL ops:
  * back to the node's). -EINVAL on a bad CPort. */
-/* The period walker of the handler of CPort id (its ctx is the handler's); NULL: none. */
-int up_cport_set_period(up_node *n, unsigned id, up_cport_period_fn fn);
 int up_cport_set_handler(up_node *n, unsigned cport, const up_node_ops *ops, void *ctx);
+/* The period walker of the handler of CPort id (its ctx is the handler's; NULL: none).
+ * up_cport_set_handler clears it. */
+int up_cport_set_period(up_node *n, unsigned id, up_cport_period_fn fn);
 
 /* Queues a message of len bytes (copied when data is not NULL) with the caller's tag.
  * 0, -EINVAL (bad CPort), -ENOTCONN or -ENOMEM. */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Period skipping (docs/performance-model.md, "Period skipping"): a saturated link on a
-// clean line settles into a state that repeats exactly, shifted in time, every few
-// messages. The port, node and traffic layers describe their state to up_port.c as one
-// vector of numbers through the walker below; two vectors one period apart that agree in
-// their shape prove the period, and the state N periods later is the current one with
+// Period skipping (docs/performance-model.md, "Period skipping"): a saturated network on
+// clean lines settles into a state that repeats exactly, shifted in time, every few
+// messages. The port, node, switch and traffic layers describe their state to up_port.c as
+// one vector of numbers through the walker below; two vectors one period apart that agree
+// in their shape prove the period, and the state N periods later is the current one with
 // every time and counter moved on by N times its change over the period.
 #ifndef GBVP_UNIPRO_MODEL_UP_PERIOD_H
 #define GBVP_UNIPRO_MODEL_UP_PERIOD_H
@@ -23,7 +23,7 @@ enum {
 #define UP_PV_MAX 16384u
 #define UP_PV_PORTS 64u
 #define UP_PV_LIMS 128u
-#define UP_PV_MSGS 64u
+#define UP_PV_MSGS 128u
 #define UP_PV_OBJS 16u
 
 /* One walk over the state: in `take` mode the numbers are recorded; in `shift` mode each
