@@ -26,6 +26,8 @@ typedef struct up_msg {
     sim_time t_submit;   /* when the application handed it to its CPort */
     uint64_t tag;        /* the application's, returned on delivery */
     uint8_t *data;       /* len bytes, or NULL for a size-only (performance) message */
+    uint64_t pv_walk;    /* period skipping (up_period.h): the walk that met it last, */
+    uint32_t pv_index;   /* and its number in that walk */
 } up_msg;
 
 #define UP_FRAME_EOM 0x01

@@ -469,16 +469,16 @@ void up_pv_msg(up_pvec *pv, up_msg *m)
         up_pv_shape(pv, 0);
         return;
     }
-    for (unsigned i = 0; i < pv->nmsgs; i++)
-        if (pv->msgs[i] == m) {
-            up_pv_shape(pv, i + 1);
-            return;
-        }
-    if (pv->nmsgs == UP_PV_MSGS || m->data) { /* (a payload's bytes are not walked) */
+    if (m->pv_walk == pv->walk) { /* met before in this walk */
+        up_pv_shape(pv, m->pv_index);
+        return;
+    }
+    if (m->data) { /* (a payload's bytes are not walked) */
         pv->ok = false;
         return;
     }
-    pv->msgs[pv->nmsgs++] = m;
+    m->pv_walk = pv->walk;
+    m->pv_index = ++pv->nmsgs;
     up_pv_shape(pv, pv->nmsgs);
     up_pv_shape(pv, m->refs);
     up_pv_shape(pv, m->len);

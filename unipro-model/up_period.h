@@ -23,7 +23,6 @@ enum {
 #define UP_PV_MAX 16384u
 #define UP_PV_PORTS 64u
 #define UP_PV_LIMS 128u
-#define UP_PV_MSGS 128u
 #define UP_PV_OBJS 16u
 
 /* One walk over the state: in `take` mode the numbers are recorded; in `shift` mode each
@@ -36,7 +35,7 @@ typedef struct up_pvec {
     uint8_t *cls;
     const uint64_t *delta;   /* shift mode: per number */
     uint64_t periods;        /* shift mode */
-    const up_msg *msgs[UP_PV_MSGS]; /* messages met so far, so that each is walked once */
+    uint64_t walk;                  /* this walk's number: messages met are marked with it */
     unsigned nmsgs;
     const void *objs[UP_PV_OBJS];   /* other objects reachable twice (a flow's two ends) */
     unsigned nobjs;

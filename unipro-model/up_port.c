@@ -881,8 +881,12 @@ void up_pv_frame(up_pvec *pv, up_frame *f)
     frame_period_io(pv, f);
 }
 
-static void slot_period_io(up_pvec *pv, up_slot *s)
+/* Slot s on its way from p to its peer q. The counters a slot carries are compared with
+ * the ports' (sequence numbers, cumulative credits): their distances are shapes, so that
+ * they move together. */
+static void slot_period_io(up_port *p, up_pvec *pv, up_slot *s)
 {
+    const up_port *q = p->peer;
     up_pv_shape(pv, (uint64_t)s->kind | (uint64_t)s->tc << 8 | (uint64_t)s->prio << 16 |
                         (uint64_t)s->flags << 24 | (uint64_t)s->symbols << 32);
     UP_PV(pv, UP_PV_TIME, s->start);
@@ -890,9 +894,13 @@ static void slot_period_io(up_pvec *pv, up_slot *s)
     UP_PV(pv, UP_PV_TIME, s->arrive);
     up_pv_shape(pv, s->open);
     if (s->kind == UP_SLOT_DATA) {
+        up_pv_shape(pv, (uint32_t)(s->seq - p->tx[s->tc & 1].base_seq));
+        up_pv_shape(pv, (s->seq - q->rx[s->tc & 1].expect) & (UP_SEQ_MOD - 1));
         UP_PV(pv, UP_PV_COUNT, s->seq);
         frame_period_io(pv, &s->f);
     } else if (s->kind == UP_SLOT_AFC) { /* (a control slot's frame is not set) */
+        up_pv_shape(pv, (s->seq - q->tx[s->tc & 1].base_seq) & (UP_SEQ_MOD - 1));
+        up_pv_shape(pv, s->credits - q->tx[s->tc & 1].cred_limit);
         UP_PV(pv, UP_PV_COUNT, s->seq);
         s->seq &= UP_SEQ_MOD - 1; /* a 5-bit acknowledgement: moves modulo 32 */
         UP_PV(pv, UP_PV_COUNT, s->credits);
@@ -908,8 +916,10 @@ static void tx_period_io(up_port *p, unsigned tc, up_pvec *pv)
     }
     up_pv_shape(pv, t->rb_count | t->next_tx << 8 | (unsigned)t->replay_armed << 16 |
                         (unsigned)t->prot_armed << 17 | (unsigned)t->stalled << 18);
-    for (unsigned i = 0; i < t->rb_count; i++)
+    for (unsigned i = 0; i < t->rb_count; i++) {
+        up_pv_shape(pv, (uint32_t)(rb_at(t, i)->seq - t->base_seq));
         frame_period_io(pv, rb_at(t, i));
+    }
     UP_PV(pv, UP_PV_COUNT, t->base_seq);
     UP_PV(pv, UP_PV_COUNT, t->cred_used);
     UP_PV(pv, UP_PV_COUNT, t->cred_limit);
@@ -919,6 +929,7 @@ static void tx_period_io(up_port *p, unsigned tc, up_pvec *pv)
         UP_PV(pv, UP_PV_TIME, t->replay_deadline);
     if (t->stalled)
         UP_PV(pv, UP_PV_TIME, t->stall_since);
+    up_pv_shape(pv, t->cred_limit - p->peer->rx[tc].reported); /* (the last AFC's word) */
     if (t->prot_armed) {
         UP_PV(pv, UP_PV_COUNT, t->prot_cred_mark);
         up_pv_shape(pv, t->cred_limit - t->prot_cred_mark);
@@ -964,7 +975,7 @@ static void port_period_io(up_port *p, up_pvec *pv)
         time_or_zero(pv, &p->popped_end);
         up_pv_shape(pv, p->pipe_count);
         for (unsigned i = 0; i < p->pipe_count; i++)
-            slot_period_io(pv, pipe_at(p, i));
+            slot_period_io(p, pv, pipe_at(p, i));
         for (unsigned tc = 0; tc < UP_TCS && pv->ok; tc++) {
             tx_period_io(p, tc, pv);
             rx_period_io(p, tc, pv);
@@ -980,6 +991,8 @@ static void port_period_io(up_port *p, up_pvec *pv)
 
 static void pvec_begin(up_pvec *pv, bool shift, uint64_t *v, uint8_t *cls)
 {
+    static uint64_t walks; /* (a message keeps the number of the last walk that met it) */
+    pv->walk = ++walks;
     pv->shift = shift;
     pv->ok = true;
     pv->n = 0;
