@@ -41,9 +41,11 @@ typedef struct up_txtc {
     up_slot suspended;           /* preempted frame, remaining time in `end - start` */
     sim_event replay_ev;
     bool replay_armed;
+    sim_time replay_at;          /* when replay_ev is due (period skipping moves it) */
     sim_time replay_deadline;
     sim_event prot_ev;
     bool prot_armed;
+    sim_time prot_at;
     bool stalled;
     sim_time stall_since;
     uint64_t prot_cred_mark;
@@ -82,6 +84,7 @@ struct up_port {
     sim_time now;              /* time of the pump in progress */
     bool maybe[UP_TCS];        /* the upper may have frames on this TC (kicked since EMPTY) */
     sim_event flush_ev;
+    sim_time flush_at;
 
     up_slot pipe[UP_PIPE_MAX];
     unsigned pipe_head, pipe_count;
@@ -132,7 +135,7 @@ typedef struct up_env_net {
     up_port **ports;
     unsigned n, cap;
     up_port *anchor;     /* the port whose arrivals take the snapshots */
-    uint64_t arrivals;   /* arrivals of every port: the other events are counted apart */
+    uint64_t events;     /* arrivals and timers of every port: the other events are apart */
 } up_env_net;
 
 up_env_net *up_env_net_get(up_env *e);

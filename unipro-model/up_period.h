@@ -23,6 +23,7 @@ enum {
 #define UP_PV_MAX 16384u
 #define UP_PV_PORTS 64u
 #define UP_PV_LIMS 128u
+#define UP_PV_TIMERS (3u * UP_PV_PORTS)
 #define UP_PV_OBJS 16u
 
 /* One walk over the state: in `take` mode the numbers are recorded; in `shift` mode each
@@ -46,6 +47,12 @@ typedef struct up_pvec {
         uint64_t most;
     } lim[UP_PV_LIMS];              /* counters whose change over a period is bounded */
     unsigned nlim;
+    struct {
+        struct up_port *port;
+        uint8_t kind, tc;
+        unsigned at;
+    } timers[UP_PV_TIMERS];         /* the ports' armed timers and where their due times are */
+    unsigned ntimers;
 } up_pvec;
 
 /* The next number is a counter whose change over one period may not exceed `most` (a log

@@ -363,6 +363,7 @@ static void arm_replay(up_port *p, unsigned tc)
         return;
     sim_time now = port_now(p);
     sim_time delay = t->replay_deadline > now ? t->replay_deadline - now : 0;
+    t->replay_at = now + delay;
     if (sim_schedule(p->s, delay, replay_fire, &p->tx[tc], &t->replay_ev) == 0)
         t->replay_armed = true;
 }
@@ -378,6 +379,7 @@ static void replay_fire(void *ctx)
     unsigned tc;
     up_port *p = port_of_tx(ctx, &tc);
     up_txtc *t = &p->tx[tc];
+    up_env_net_get(p->env)->events++; /* (an event of the network's own: period skipping) */
     t->replay_armed = false;
     if (!t->rb_count)
         return;
@@ -397,6 +399,7 @@ static void prot_fire(void *ctx)
     unsigned tc;
     up_port *p = port_of_tx(ctx, &tc);
     up_txtc *t = &p->tx[tc];
+    up_env_net_get(p->env)->events++;
     t->prot_armed = false;
     if (t->stalled && t->cred_limit == t->prot_cred_mark && link_up(p)) {
         p->creq_req |= (uint8_t)(1u << tc);
@@ -415,6 +418,7 @@ static void stall_begin(up_port *p, unsigned tc)
     }
     if (!t->prot_armed) {
         t->prot_cred_mark = t->cred_limit;
+        t->prot_at = port_now(p) + p->dl.fc_protection;
         if (sim_schedule(p->s, p->dl.fc_protection, prot_fire, t, &t->prot_ev) == 0)
             t->prot_armed = true;
     }
@@ -432,6 +436,7 @@ static void stall_end(up_port *p, unsigned tc)
 static void flush_fire(void *ctx)
 {
     up_port *p = ctx;
+    up_env_net_get(p->env)->events++;
     p->flush_armed = false;
     for (unsigned tc = 0; tc < UP_TCS; tc++)
         if (p->rx[tc].since_ack || p->rx[tc].granted != p->rx[tc].reported)
@@ -442,6 +447,8 @@ static void flush_fire(void *ctx)
 
 static void arm_flush(up_port *p)
 {
+    if (!p->flush_armed)
+        p->flush_at = port_now(p) + p->dl.afc_flush;
     if (!p->flush_armed &&
         sim_schedule(p->s, p->dl.afc_flush, flush_fire, p, &p->flush_ev) == 0)
         p->flush_armed = true;
@@ -831,31 +838,89 @@ static bool arrive_one(up_port *p, bool batch);
  * N periods later it is the current one with each time and counter moved on N times, and
  * the N * (events per period) events between need not be run. One port of the env (the
  * anchor) takes a snapshot of every port after each data frame it delivers; two that match,
- * with only arrivals run between them, prove the period, and the skip goes as far as the
- * kernel's next other event (a timer, a traffic source, a link change) or the run's limit
- * allows. The arrivals queued in the kernel move with the state, in their order. */
+ * with only the network's own events (arrivals, the ports' timers) run between them, prove
+ * the period, and the skip goes as far as the kernel's next other event (a traffic source,
+ * a link change, a timer that does not move with the period, such as the replay timer
+ * waiting for its deadline) or the run's limit allows. The arrivals and timers queued in
+ * the kernel that move with the period are queued again, in their order. */
 
 #define PERIOD_SNAPS 40u        /* a period of up to 39 snapshots is found */
 #define PERIOD_BACKOFF_MAX 8192u
 
 typedef struct period_snap {
     sim_time t;
-    uint64_t executed, arrivals;
+    uint64_t executed, events;
     unsigned n;
     uint64_t v[UP_PV_MAX];
     uint8_t cls[UP_PV_MAX];
 } period_snap;
+
+/* An event of the network's own in the kernel: a port's next arrival or one of its timers. */
+enum { NET_ARRIVAL, NET_REPLAY, NET_PROT, NET_FLUSH };
+typedef struct net_event {
+    up_port *port;
+    uint8_t kind, tc;
+    bool moves;      /* moves with the period (arrivals always; timers when due P later) */
+    unsigned at_idx; /* timers: where the walk has its due time */
+    uint64_t seq;    /* its place among events due at the same time */
+} net_event;
+
+#define NET_EVENTS (4u * UP_PV_PORTS)
 
 typedef struct up_period_hist {
     unsigned count, head, looks;
     period_snap snap[PERIOD_SNAPS];
     up_pvec cur;
     uint64_t delta[UP_PV_MAX];
-    up_port *queued[UP_PV_PORTS];      /* ports whose next arrival is in the kernel */
-    uint64_t queued_seq[UP_PV_PORTS];  /* its place there */
-    sim_event queued_ev[UP_PV_PORTS];
+    net_event queued[NET_EVENTS];      /* in the kernel's order (time, then seq) */
+    sim_event queued_ev[NET_EVENTS];
     unsigned nqueued;
 } up_period_hist;
+
+static sim_event *net_event_handle(const net_event *e)
+{
+    switch (e->kind) {
+    case NET_ARRIVAL:
+        return &e->port->arrive_ev;
+    case NET_REPLAY:
+        return &e->port->tx[e->tc].replay_ev;
+    case NET_PROT:
+        return &e->port->tx[e->tc].prot_ev;
+    default:
+        return &e->port->flush_ev;
+    }
+}
+
+static sim_time net_event_at(const net_event *e)
+{
+    switch (e->kind) {
+    case NET_ARRIVAL:
+        return pipe_at(e->port, 0)->arrive;
+    case NET_REPLAY:
+        return e->port->tx[e->tc].replay_at;
+    case NET_PROT:
+        return e->port->tx[e->tc].prot_at;
+    default:
+        return e->port->flush_at;
+    }
+}
+
+/* Queues e again (at its time, which the walk has moved) as the port queued it. */
+static void net_event_requeue(const net_event *e, sim_time now)
+{
+    up_port *p = e->port;
+    if (e->kind == NET_ARRIVAL) {
+        schedule_head(p, now);
+        return;
+    }
+    sim_time at = net_event_at(e);
+    sim_event_fn fn = e->kind == NET_REPLAY ? replay_fire
+                      : e->kind == NET_PROT ? prot_fire
+                                            : flush_fire;
+    void *ctx = e->kind == NET_FLUSH ? (void *)p : (void *)&p->tx[e->tc];
+    if (sim_schedule(p->s, at > now ? at - now : 0, fn, ctx, net_event_handle(e)) != 0)
+        abort(); /* the kernel cannot grow: nothing sensible can continue */
+}
 
 /* An instant that may still be unset (0): compared as such, moved when set. */
 static void time_or_zero(up_pvec *pv, sim_time *t)
@@ -907,6 +972,21 @@ static void slot_period_io(up_port *p, up_pvec *pv, up_slot *s)
     }
 }
 
+/* Notes that the next number is the due time of one of p's timers. */
+static void pv_timer(up_pvec *pv, up_port *p, unsigned kind, unsigned tc)
+{
+    if (pv->shift)
+        return;
+    if (pv->ntimers == UP_PV_TIMERS) {
+        pv->ok = false;
+        return;
+    }
+    pv->timers[pv->ntimers].port = p;
+    pv->timers[pv->ntimers].kind = (uint8_t)kind;
+    pv->timers[pv->ntimers].tc = (uint8_t)tc;
+    pv->timers[pv->ntimers++].at = pv->n;
+}
+
 static void tx_period_io(up_port *p, unsigned tc, up_pvec *pv)
 {
     up_txtc *t = &p->tx[tc];
@@ -927,6 +1007,16 @@ static void tx_period_io(up_port *p, unsigned tc, up_pvec *pv)
     up_pv_shape(pv, (uint32_t)(t->base_seq - p->peer->rx[tc].expect));
     if (t->rb_count || t->replay_armed)
         UP_PV(pv, UP_PV_TIME, t->replay_deadline);
+    /* the timers' due times: a counter here, sorted out by period_skip (one that is due a
+     * period later moves, one that stays where it was bounds the skip) */
+    if (t->replay_armed) {
+        pv_timer(pv, p, NET_REPLAY, tc);
+        UP_PV(pv, UP_PV_COUNT, t->replay_at);
+    }
+    if (t->prot_armed) {
+        pv_timer(pv, p, NET_PROT, tc);
+        UP_PV(pv, UP_PV_COUNT, t->prot_at);
+    }
     if (t->stalled)
         UP_PV(pv, UP_PV_TIME, t->stall_since);
     up_pv_shape(pv, t->cred_limit - p->peer->rx[tc].reported); /* (the last AFC's word) */
@@ -973,6 +1063,10 @@ static void port_period_io(up_port *p, up_pvec *pv)
                             (uint64_t)p->head_armed << 20 | (uint64_t)p->burst_ever << 21);
         time_or_zero(pv, &p->busy_until);
         time_or_zero(pv, &p->popped_end);
+        if (p->flush_armed) {
+            pv_timer(pv, p, NET_FLUSH, 0);
+            UP_PV(pv, UP_PV_COUNT, p->flush_at);
+        }
         up_pv_shape(pv, p->pipe_count);
         for (unsigned i = 0; i < p->pipe_count; i++)
             slot_period_io(p, pv, pipe_at(p, i));
@@ -1000,6 +1094,8 @@ static void pvec_begin(up_pvec *pv, bool shift, uint64_t *v, uint8_t *cls)
     pv->nobjs = 0;
     pv->nbits = 0;
     pv->nlim = 0;
+    if (!shift)
+        pv->ntimers = 0;
     pv->v = v;
     pv->cls = cls;
 }
@@ -1060,31 +1156,44 @@ static void period_give_up(up_port *p)
         p->period_backoff = PERIOD_BACKOFF_MAX;
 }
 
-/* The arrivals of the network queued in the kernel, in the kernel's order (time, then
- * when queued); false when one cannot be moved (due now, or not found). */
-static bool collect_queued(up_period_hist *h, up_env_net *net, up_port *p, sim_time now)
+/* Puts e in h's list in the kernel's order (time, then seq): a handful of entries. */
+static void queued_insert(up_period_hist *h, net_event e)
+{
+    sim_time at = net_event_at(&e);
+    unsigned j = h->nqueued++;
+    for (; j > 0; j--) {
+        const net_event *y = &h->queued[j - 1];
+        sim_time ty = net_event_at(y);
+        if (ty < at || (ty == at && y->seq < e.seq))
+            break;
+        h->queued[j] = *y;
+    }
+    h->queued[j] = e;
+}
+
+/* The events of the network queued in the kernel: every port's next arrival and the
+ * timers the walk met (pv->timers); false when one cannot be placed. */
+static bool collect_queued(up_period_hist *h, const up_pvec *pv, up_env_net *net, up_port *p,
+                           sim_time now)
 {
     h->nqueued = 0;
-    for (unsigned i = 0; i < net->n; i++) {
-        up_port *x = net->ports[i];
-        if (!x->head_armed)
-            continue;
-        if (h->nqueued == UP_PV_PORTS || pipe_at(x, 0)->arrive < now)
-            return false; /* (due now is fine: it runs after the event running, moved too) */
-        uint64_t seq = p->batch->seq_of(p->s->self, x->arrive_ev);
-        if (seq == UINT64_MAX)
-            return false;
-        unsigned j = h->nqueued++;
-        for (; j > 0; j--) { /* insertion: a handful of entries */
-            up_port *y = h->queued[j - 1];
-            sim_time ty = pipe_at(y, 0)->arrive, tx = pipe_at(x, 0)->arrive;
-            if (ty < tx || (ty == tx && h->queued_seq[j - 1] < seq))
-                break;
-            h->queued[j] = y;
-            h->queued_seq[j] = h->queued_seq[j - 1];
+    for (unsigned i = 0; i < net->n + pv->ntimers; i++) {
+        net_event e = { .moves = true };
+        if (i < net->n) {
+            e.port = net->ports[i];
+            e.kind = NET_ARRIVAL;
+            if (!e.port->head_armed)
+                continue;
+        } else {
+            e.port = pv->timers[i - net->n].port;
+            e.kind = pv->timers[i - net->n].kind;
+            e.tc = pv->timers[i - net->n].tc;
+            e.at_idx = pv->timers[i - net->n].at;
         }
-        h->queued[j] = x;
-        h->queued_seq[j] = seq;
+        e.seq = p->batch->seq_of(p->s->self, *net_event_handle(&e));
+        if (h->nqueued == NET_EVENTS || e.seq == UINT64_MAX || net_event_at(&e) < now)
+            return false; /* (due now is fine: it runs after the event running, moved too) */
+        queued_insert(h, e);
     }
     return true;
 }
@@ -1095,9 +1204,41 @@ static void queued_period_io(up_period_hist *h, up_pvec *pv, uint64_t mark)
 {
     up_pv_shape(pv, h->nqueued);
     for (unsigned i = 0; i < h->nqueued; i++) {
-        up_pv_shape(pv, (uint64_t)(uintptr_t)h->queued[i]);
-        up_pv_shape(pv, h->queued_seq[i] > mark);
+        if (h->queued[i].kind != NET_ARRIVAL)
+            continue; /* (a timer's order is checked by period_skip) */
+        up_pv_shape(pv, (uint64_t)(uintptr_t)h->queued[i].port);
+        up_pv_shape(pv, h->queued[i].seq > mark);
     }
+}
+
+/* Sorts the timers out once the period is known: one due a period later moves with the
+ * rest, one that stays bounds the skip (it is left queued where it is); false for any
+ * other, and for a moving timer due at the same time as another event of the network
+ * (its order against it is not part of the state). */
+static bool timers_move(up_period_hist *h, const uint64_t *delta, sim_time period,
+                        up_port *anchor)
+{
+    for (unsigned i = 0; i < h->nqueued; i++) {
+        net_event *e = &h->queued[i];
+        if (e->kind == NET_ARRIVAL)
+            continue;
+        if (delta[e->at_idx] == 0)
+            e->moves = false;
+        else if (delta[e->at_idx] != period)
+            return false;
+    }
+    for (unsigned i = 0; i < h->nqueued; i++) {
+        const net_event *e = &h->queued[i];
+        if (e->kind == NET_ARRIVAL || !e->moves)
+            continue;
+        sim_time at = net_event_at(e);
+        for (unsigned j = 0; j < h->nqueued; j++)
+            if (j != i && net_event_at(&h->queued[j]) == at)
+                return false;
+        if (!anchor->head_armed && anchor->pipe_count && pipe_at(anchor, 0)->arrive == at)
+            return false;
+    }
+    return true;
 }
 
 /* Moves the network's state on by `periods` periods of `o` before now and the kernel's
@@ -1106,15 +1247,21 @@ static bool period_skip(up_port *p, up_period_hist *h, const period_snap *o, sim
                         uint64_t executed, uint64_t mark)
 {
     up_env_net *net = up_env_net_get(p->env);
-    for (unsigned i = 0; i < h->nqueued; i++)
-        h->queued_ev[i] = h->queued[i]->arrive_ev;
     sim_time period = now - o->t;
-    sim_time horizon = p->batch->horizon(p->s->self, h->queued_ev, h->nqueued);
+    for (unsigned i = 0; i < h->cur.n; i++)
+        h->delta[i] = h->cur.v[i] - o->v[i];
+    for (unsigned i = 0; i < h->nqueued; i++)
+        h->queued[i].moves = true;
+    if (!timers_move(h, h->delta, period, p))
+        return false;
+    unsigned nmove = 0;
+    for (unsigned i = 0; i < h->nqueued; i++)
+        if (h->queued[i].moves)
+            h->queued_ev[nmove++] = *net_event_handle(&h->queued[i]);
+    sim_time horizon = p->batch->horizon(p->s->self, h->queued_ev, nmove);
     uint64_t periods = horizon > now ? (horizon - now) / period : 0;
     if (!periods)
         return false;
-    for (unsigned i = 0; i < h->cur.n; i++)
-        h->delta[i] = h->cur.v[i] - o->v[i];
     periods = periods_before_error(&h->cur, h->delta, periods);
     if (!periods)
         return false;
@@ -1133,18 +1280,18 @@ static bool period_skip(up_port *p, up_period_hist *h, const period_snap *o, sim
     /* The queued arrivals move with the rest, in their order: those queued before the
      * event running began again before the clock moves, the others after, so that each
      * keeps its place against the arrival the anchor queues next (schedule_first). */
-    for (unsigned i = 0; i < h->nqueued; i++)
+    for (unsigned i = 0; i < nmove; i++)
         sim_cancel(p->s, h->queued_ev[i]);
     for (unsigned i = 0; i < h->nqueued; i++)
-        if (h->queued_seq[i] <= mark)
-            schedule_head(h->queued[i], now);
+        if (h->queued[i].moves && h->queued[i].seq <= mark)
+            net_event_requeue(&h->queued[i], now);
     sim_time landing = now + periods * period;
     if (!p->batch->skip(p->s->self, landing, periods * (executed - o->executed)))
         abort(); /* the horizon was checked */
     for (unsigned i = 0; i < h->nqueued; i++)
-        if (h->queued_seq[i] > mark)
-            schedule_head(h->queued[i], landing);
-    net->arrivals += periods * (net->arrivals - o->arrivals);
+        if (h->queued[i].moves && h->queued[i].seq > mark)
+            net_event_requeue(&h->queued[i], landing);
+    net->events += periods * (net->events - o->events);
     return true;
 }
 
@@ -1170,7 +1317,7 @@ static void period_look(up_port *p)
     net_period_io(net, pv);
     sim_time now = port_now(p);
     uint64_t mark = p->batch->mark(p->s->self);
-    if (!pv->ok || !collect_queued(h, net, p, now)) {
+    if (!pv->ok || !collect_queued(h, pv, net, p, now)) {
         period_give_up(p);
         return;
     }
@@ -1181,13 +1328,13 @@ static void period_look(up_port *p)
     }
     s->t = now;
     s->executed = p->batch->executed(p->s->self);
-    s->arrivals = net->arrivals;
+    s->events = net->events;
     s->n = pv->n;
     for (unsigned j = 1; j <= h->count; j++) {
         period_snap *o = &h->snap[(h->head + PERIOD_SNAPS - j) % PERIOD_SNAPS];
-        /* only arrivals between the two: another event (a timer) could have changed what
-         * the period is */
-        if (s->executed - o->executed != s->arrivals - o->arrivals) {
+        /* only the network's own events between the two: another (a traffic source) could
+         * have changed what the period is */
+        if (s->executed - o->executed != s->events - o->events) {
             h->count = j - 1;
             break;
         }
@@ -1248,7 +1395,7 @@ static bool arrive_one(up_port *p, bool batch)
      * the pump keeps one slot free, so the ring never reaches it before we are done */
     up_slot *s = &p->pipe[p->pipe_head];
     bool data = s->kind == UP_SLOT_DATA;
-    up_env_net_get(p->env)->arrivals++;
+    up_env_net_get(p->env)->events++;
     p->pipe_head = (p->pipe_head + 1) % UP_PIPE_MAX;
     if (--p->pipe_count && !batch)
         schedule_head(p, port_now(p));
