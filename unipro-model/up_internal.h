@@ -136,6 +136,8 @@ typedef struct up_env_net {
     unsigned n, cap;
     up_port *anchor;     /* the port whose arrivals take the snapshots */
     uint64_t events;     /* arrivals and timers of every port: the other events are apart */
+    uint64_t walks;      /* period walks so far: a message keeps the number of the last one
+                          * that met it (up_pv_msg) */
 } up_env_net;
 
 up_env_net *up_env_net_get(up_env *e);

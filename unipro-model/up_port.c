@@ -1076,6 +1076,9 @@ static void port_period_io(up_port *p, up_pvec *pv)
         }
     }
     /* every statistic is a 64-bit counter or duration */
+    _Static_assert(sizeof(sim_time) == sizeof(uint64_t) &&
+                   sizeof(up_port_stats) % sizeof(uint64_t) == 0,
+                   "up_port_stats must be 64-bit counters only");
     uint64_t *st = (uint64_t *)&p->st;
     for (size_t i = 0; i < sizeof p->st / sizeof *st; i++)
         UP_PV(pv, UP_PV_COUNT, st[i]);
@@ -1083,10 +1086,9 @@ static void port_period_io(up_port *p, up_pvec *pv)
         p->ops->period_io(p->ctx, pv);
 }
 
-static void pvec_begin(up_pvec *pv, bool shift, uint64_t *v, uint8_t *cls)
+static void pvec_begin(up_pvec *pv, up_env_net *net, bool shift, uint64_t *v, uint8_t *cls)
 {
-    static uint64_t walks; /* (a message keeps the number of the last walk that met it) */
-    pv->walk = ++walks;
+    pv->walk = ++net->walks; /* (a message keeps the number of the last walk that met it) */
     pv->shift = shift;
     pv->ok = true;
     pv->n = 0;
@@ -1270,7 +1272,7 @@ static bool period_skip(up_port *p, up_period_hist *h, const period_snap *o, sim
             return false; /* (a log too short for the period) */
     up_pvec *pv = &h->cur;
     unsigned n = pv->n;
-    pvec_begin(pv, true, pv->v, pv->cls);
+    pvec_begin(pv, net, true, pv->v, pv->cls);
     pv->delta = h->delta;
     pv->periods = periods;
     net_period_io(net, pv);
@@ -1313,7 +1315,7 @@ static void period_look(up_port *p)
         return;
     period_snap *s = &h->snap[h->head];
     up_pvec *pv = &h->cur;
-    pvec_begin(pv, false, s->v, s->cls);
+    pvec_begin(pv, net, false, s->v, s->cls);
     net_period_io(net, pv);
     sim_time now = port_now(p);
     uint64_t mark = p->batch->mark(p->s->self);

@@ -57,6 +57,8 @@ up_dl_params up_dl_params_default(void);
 
 /* Counters of one port. tx_* describe the direction leaving this port, rx_* the one
  * arriving. Times are picoseconds. */
+/* Every field is a uint64_t or a sim_time: period skipping (up_port.c) moves them as one
+ * array of 64-bit counters. */
 typedef struct up_port_stats {
     uint64_t tx_frames, tx_payload_bytes, tx_wire_bytes, tx_afc, tx_nac, tx_replays;
     uint64_t tx_replay_timeouts, tx_preemptions, tx_credit_requests;
