@@ -157,6 +157,14 @@ void sim_bridge_from_ap(sim_bridge *b, uint16_t hd_cport, const uint8_t *msg, si
              hd_cport, b->cport_count);
         return;
     }
+    /* gblink carries up to 4096 bytes, the ES2 bridge's buffers 2048: a longer message
+     * is one no real AP could send, and nothing behind the bridge is sized for it */
+    if (len > GB_MSG_MAX_SIZE) {
+        b->st.refused++;
+        blog(b, SW_LOG_WARN, now, "bridge: %zu-byte message from the AP on hd CPort %u, "
+             "beyond the ES2 limit of %u bytes, dropped", len, hd_cport, GB_MSG_MAX_SIZE);
+        return;
+    }
     int rc = gb_msg_parse(msg, len, &m);
     if (rc) {
         b->st.refused++;

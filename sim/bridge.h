@@ -56,7 +56,8 @@ uint8_t sim_bridge_audio_control(sim_bridge *b, const uint8_t *req, size_t len);
 const sim_bridge_audio *sim_bridge_get_audio(const sim_bridge *b);
 
 typedef struct sim_bridge_stats {
-    uint64_t from_ap, to_ap, refused; /* messages; refused: bad CPort or header */
+    uint64_t from_ap, to_ap, refused; /* messages; refused: bad CPort or header, or beyond
+                                       * GB_MSG_MAX_SIZE */
     uint64_t audio_out;               /* audio data messages the bridge itself sent */
 } sim_bridge_stats;
 sim_bridge_stats sim_bridge_get_stats(const sim_bridge *b);

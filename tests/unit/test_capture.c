@@ -348,11 +348,47 @@ static void test_capture_with_frames_records_the_data_link(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "--timing frame"));
 }
 
+/* A message longer than the ES2 bridge's 2048 bytes (gblink carries up to 4096, and the
+ * peer is untrusted): the bridge refuses it before the network, and the capture holds
+ * nothing beyond the block it builds; the run and the file go on intact. */
+static void test_capture_survives_an_oversize_message_from_the_ap(void)
+{
+    char path[64], err[320];
+    unit_tmp_path(path, sizeof path, "capture_big.pcapng");
+    sim_local *l = up(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    const sim_target *t = sim_local_target(l);
+    CU_ASSERT_EQUAL(t->ops->insert(t->ctx, 0, "sensor", err, sizeof err), 0);
+    tap_run(sim_local_test_ap(l));
+    static uint8_t big[4096];
+    memset(big, 0xa5, sizeof big);
+    size_t n = gb_msg_build(big, sizeof big, 0x77, 0x02, 0, NULL, 0);
+    CU_ASSERT_EQUAL_FATAL(n, GB_MSG_HEADER_SIZE);
+    big[0] = (uint8_t)(sizeof big & 0xff); /* the size field says 4096, as the bytes are */
+    big[1] = (uint8_t)(sizeof big >> 8);
+    sim_bridge_stats before = sim_bridge_get_stats(sim_simulator_bridge(sim_local_simulator(l)));
+    tap_send_raw(sim_local_test_ap(l), 40, big, sizeof big); /* no connection: dropped */
+    tap_send_raw(sim_local_test_ap(l), 0, big, sizeof big);  /* to the SVC */
+    tap_run(sim_local_test_ap(l));
+    sim_bridge_stats after = sim_bridge_get_stats(sim_simulator_bridge(sim_local_simulator(l)));
+    CU_ASSERT_EQUAL(after.refused, before.refused + 2);
+    CU_ASSERT_EQUAL(tap_functional(sim_local_test_ap(l), 2, 1), 0); /* the run goes on */
+    sim_local_free(l);
+    capture_file c;
+    read_capture(path, &c);
+    unlink(path);
+    CU_ASSERT(c.npkts > 10);
+    for (size_t i = 0; i < c.npkts; i++)
+        CU_ASSERT(c.pkts[i].len <= SIM_CAPTURE_HEADER + GB_MSG_MAX_SIZE);
+    free_capture(&c);
+}
+
 static const unit_test capture_tests[] = {
     UNIT_TEST(test_capture_records_every_message_as_documented),
     UNIT_TEST(test_capture_refuses_bad_paths_and_survives_a_reader_leaving),
     UNIT_TEST(test_capture_starts_and_stops_through_the_target),
     UNIT_TEST(test_capture_with_frames_records_the_data_link),
+    UNIT_TEST(test_capture_survives_an_oversize_message_from_the_ap),
     UNIT_TESTS_END,
 };
 
