@@ -238,11 +238,14 @@ void sim_capture_observe(void *ctx, const sw_observed *ev)
     unsigned where = dropped || ev->to >= c->ports ? ev->from : ev->to;
     uint64_t ns = ev->at / 1000u;
     size_t len = ev->m->h.size;
+    /* the block is sized for the largest message gbvp carries; one beyond it (no part
+     * should pass one on) is recorded cut short, with its length, as pcapng allows */
+    size_t kept = len > GB_MSG_MAX_SIZE ? GB_MSG_MAX_SIZE : len;
     begin(k, BLOCK_EPB);
     put32(k, sim_capture_interface(c, where));
     put32(k, (uint32_t)(ns >> 32));
     put32(k, (uint32_t)ns);
-    put32(k, (uint32_t)(SIM_CAPTURE_HEADER + len));
+    put32(k, (uint32_t)(SIM_CAPTURE_HEADER + kept));
     put32(k, (uint32_t)(SIM_CAPTURE_HEADER + len));
     uint16_t hd = ev->from == c->ap_port ? ev->src_cport
                   : ev->to == c->ap_port ? ev->dst_cport
@@ -261,10 +264,11 @@ void sim_capture_observe(void *ctx, const sw_observed *ev)
     put8(k, ev->tc);
     put8(k, (uint8_t)ev->verdict);
     put64(k, dropped || ev->at < ev->sent ? 0 : ev->at - ev->sent);
-    put_bytes(k, ev->m->bytes, len);
+    size_t msg_at = k->n;
+    put_bytes(k, ev->m->bytes, kept);
     /* the header as it travelled on UniPro: the pad bytes the ES2 link borrows are clear */
-    k->b[k->n - len + 6] = 0;
-    k->b[k->n - len + 7] = 0;
+    if (kept >= GB_MSG_HEADER_SIZE)
+        k->b[msg_at + 6] = k->b[msg_at + 7] = 0;
     pad4(k);
     finish(k);
     if (emit(c, k))

@@ -34,7 +34,8 @@ typedef struct packet {
     unsigned iface;
     uint64_t ns;
     const uint8_t *rec; /* record header, then the Greybus message */
-    uint32_t len;
+    uint32_t len;       /* captured */
+    uint32_t orig;      /* as it was: more than len when the record was cut short */
 } packet;
 
 typedef struct capture_file {
@@ -106,7 +107,8 @@ static void read_capture(const char *path, capture_file *c)
             p->iface = le32(b + 8);
             p->ns = (uint64_t)le32(b + 12) << 32 | le32(b + 16);
             p->len = le32(b + 20);
-            CU_ASSERT_EQUAL(le32(b + 24), p->len);
+            p->orig = le32(b + 24);
+            CU_ASSERT(p->orig >= p->len);
             CU_ASSERT_FATAL(28 + p->len + 4 <= total);
             p->rec = b + 28;
         } else {
@@ -168,6 +170,7 @@ static void test_capture_records_every_message_as_documented(void)
             const packet *p = &c.pkts[i];
             const uint8_t *r = p->rec;
             CU_ASSERT_FATAL(p->len >= SIM_CAPTURE_HEADER + GB_MSG_HEADER_SIZE);
+            CU_ASSERT_EQUAL(p->orig, p->len); /* nothing cut short */
             CU_ASSERT_EQUAL(r[0], 1);
             CU_ASSERT_EQUAL(r[1], 0);
             CU_ASSERT(r[2] <= 4);
@@ -383,12 +386,49 @@ static void test_capture_survives_an_oversize_message_from_the_ap(void)
     free_capture(&c);
 }
 
+/* The writer's block holds the largest message gbvp carries (GB_MSG_MAX_SIZE); handed a
+ * longer one anyway, it records the first GB_MSG_MAX_SIZE bytes with the real length as
+ * the packet's original length (pcapng's way to say "cut short"), and goes on. */
+static void test_capture_cuts_a_message_beyond_its_block_short(void)
+{
+    char path[64], err[320];
+    unit_tmp_path(path, sizeof path, "capture_cut.pcapng");
+    sim_capture *cap = sim_capture_open(path, 7, 1, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cap);
+    static uint8_t bytes[3000];
+    memset(bytes, 0x5a, sizeof bytes);
+    gb_msg m = { .h = { .size = sizeof bytes, .operation_id = 9, .type = 0x02 },
+                 .bytes = bytes };
+    sw_observed ev = { .dir = SW_DIR_AP_TO_INTF, .from = 1, .to = 2, .src_cport = 3,
+                       .dst_cport = 1, .verdict = SW_VERDICT_OK, .sent = SIM_US(1),
+                       .at = SIM_US(2), .m = &m };
+    sim_capture_observe(cap, &ev);
+    m.h.size = GB_MSG_HEADER_SIZE; /* and one of the usual size after it */
+    sim_capture_observe(cap, &ev);
+    CU_ASSERT_PTR_NULL(sim_capture_error(cap));
+    CU_ASSERT_EQUAL(sim_capture_packets(cap), 2);
+    CU_ASSERT_EQUAL(sim_capture_close(cap), 0);
+    capture_file c;
+    read_capture(path, &c);
+    unlink(path);
+    CU_ASSERT_EQUAL_FATAL(c.npkts, 2);
+    CU_ASSERT_EQUAL(c.pkts[0].len, SIM_CAPTURE_HEADER + GB_MSG_MAX_SIZE);
+    CU_ASSERT_EQUAL(c.pkts[0].orig, SIM_CAPTURE_HEADER + sizeof bytes);
+    CU_ASSERT_EQUAL(c.pkts[0].rec[SIM_CAPTURE_HEADER + 6], 0); /* pad cleared */
+    CU_ASSERT_EQUAL(c.pkts[0].rec[SIM_CAPTURE_HEADER + 8], 0x5a);
+    CU_ASSERT_EQUAL(c.pkts[1].len, SIM_CAPTURE_HEADER + GB_MSG_HEADER_SIZE);
+    CU_ASSERT_EQUAL(c.pkts[1].orig, c.pkts[1].len);
+    CU_ASSERT_EQUAL(c.pkts[1].iface, 2);
+    free_capture(&c);
+}
+
 static const unit_test capture_tests[] = {
     UNIT_TEST(test_capture_records_every_message_as_documented),
     UNIT_TEST(test_capture_refuses_bad_paths_and_survives_a_reader_leaving),
     UNIT_TEST(test_capture_starts_and_stops_through_the_target),
     UNIT_TEST(test_capture_with_frames_records_the_data_link),
     UNIT_TEST(test_capture_survives_an_oversize_message_from_the_ap),
+    UNIT_TEST(test_capture_cuts_a_message_beyond_its_block_short),
     UNIT_TESTS_END,
 };
 
