@@ -154,11 +154,6 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
         sim_simulator_free(s);
         return NULL;
     }
-    if ((cfg->pcap_path && sim_simulator_capture_start(s, cfg->pcap_path, err, errlen)) ||
-        (cfg->trace_path && sim_simulator_trace_start(s, cfg->trace_path, err, errlen))) {
-        sim_simulator_free(s);
-        return NULL;
-    }
     s->hold = SIM_TIME_MAX;
     sim_bridge_gblink_lockstep lk = { .advance = advance_to, .ctx = s };
     if (cfg->clock == SIM_CLOCK_LOCKSTEP) {
@@ -192,6 +187,14 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
         }
         logf_(s, SW_LOG_INFO, "gbvp sim: %u slots, APBridgeA with %u CPorts, waiting for QEMU "
               "on %s", s->cfg.num_slots, s->cfg.cport_count, cfg->link_path);
+    }
+    /* Last: opening them empties the files, which is only right once nothing else can
+     * refuse the run (a second simulator started with a running one's arguments finds its
+     * socket held, and must not empty its capture on the way out). */
+    if ((cfg->pcap_path && sim_simulator_capture_start(s, cfg->pcap_path, err, errlen)) ||
+        (cfg->trace_path && sim_simulator_trace_start(s, cfg->trace_path, err, errlen))) {
+        sim_simulator_free(s);
+        return NULL;
     }
     char mode[32];
     up_phy_cfg_name(&s->cfg.link, mode, sizeof mode);

@@ -422,6 +422,59 @@ static void test_capture_cuts_a_message_beyond_its_block_short(void)
     free_capture(&c);
 }
 
+/* A second simulator started with the first one's arguments (the same --link and --pcap):
+ * the socket is held, so it is refused, and it must leave the first one's capture and
+ * timeline alone, not empty them on the way out. */
+static void test_capture_of_a_running_simulator_survives_a_second_one(void)
+{
+    char path[64], trace[64], sock[64], err[320];
+    unit_tmp_path(path, sizeof path, "capture_held.pcapng");
+    unit_tmp_path(trace, sizeof trace, "capture_held.json");
+    unit_tmp_path(sock, sizeof sock, "capture_held.sock");
+    FILE *f = fopen(trace, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("an earlier timeline\n", f);
+    fclose(f);
+    sim_local_config first = { .sim = { .num_slots = 2, .pcap_path = path,
+                                        .log_level = SW_LOG_ERROR },
+                               .ap = SIM_LOCAL_TEST_AP };
+    sim_local *l = sim_local_new(&first, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    const sim_target *t = sim_local_target(l);
+    CU_ASSERT_EQUAL(t->ops->insert(t->ctx, 0, "sensor", err, sizeof err), 0);
+    tap_run(sim_local_test_ap(l));
+    sim_config holder_cfg = { .link_path = sock, .num_slots = 2, .log_level = SW_LOG_ERROR };
+    sim_simulator *holder = sim_simulator_new(&holder_cfg, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(holder);
+    for (int i = 0; i < 20; i++)
+        CU_ASSERT_EQUAL(tap_functional(sim_local_test_ap(l), 2, 1), 0);
+    /* what the first has written so far reaches the file (flushed every 50 ms) */
+    usleep(60000);
+    sim_simulator *s1 = sim_local_simulator(l);
+    sim_simulator_process(s1, sim_simulator_now(s1));
+    struct stat before;
+    CU_ASSERT_EQUAL(stat(path, &before), 0);
+
+    sim_config second = { .link_path = sock, .num_slots = 2, .pcap_path = path,
+                          .trace_path = trace, .log_level = SW_LOG_ERROR };
+    CU_ASSERT_PTR_NULL(sim_simulator_new(&second, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, sock));
+    struct stat after;
+    CU_ASSERT_EQUAL(stat(path, &after), 0);
+    CU_ASSERT_EQUAL(after.st_size, before.st_size);
+    CU_ASSERT_EQUAL(stat(trace, &after), 0);
+    CU_ASSERT_EQUAL(after.st_size, (off_t)strlen("an earlier timeline\n"));
+
+    sim_simulator_free(holder);
+    sim_local_free(l);
+    capture_file c;
+    read_capture(path, &c); /* every block whole, none overwritten */
+    CU_ASSERT(c.npkts >= 40);
+    free_capture(&c);
+    unlink(path);
+    unlink(trace);
+}
+
 static const unit_test capture_tests[] = {
     UNIT_TEST(test_capture_records_every_message_as_documented),
     UNIT_TEST(test_capture_refuses_bad_paths_and_survives_a_reader_leaving),
@@ -429,6 +482,7 @@ static const unit_test capture_tests[] = {
     UNIT_TEST(test_capture_with_frames_records_the_data_link),
     UNIT_TEST(test_capture_survives_an_oversize_message_from_the_ap),
     UNIT_TEST(test_capture_cuts_a_message_beyond_its_block_short),
+    UNIT_TEST(test_capture_of_a_running_simulator_survives_a_second_one),
     UNIT_TESTS_END,
 };
 
