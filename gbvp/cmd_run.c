@@ -33,6 +33,12 @@
 
 #define MAX_SET 64
 #define MAX_QEMU_ARGS 32
+/* --sim-wrapper: its words come first in the simulator's command line */
+#define MAX_WRAPPER_WORDS 32
+#define MAX_WRAPPER_TEXT 1024
+/* the most words start_sim puts after the wrapper's: gbvp sim and its 6 fixed options (8),
+ * --pcap, --trace, --pcap-frames, --timing, --cpus (9), lockstep's 7, and the NULL */
+#define MAX_SIM_WORDS 25
 
 /* Signal handlers may only touch these: the children to stop at once (which ends any wait
  * on the control socket or the agent) and the flag the main flow checks between steps.
@@ -161,7 +167,8 @@ static void usage(FILE *out)
             "                   on others, the two share no core\n"
             "  --sim-wrapper 'COMMAND ARGS'\n"
             "                   run the simulator under COMMAND (words split at spaces, no\n"
-            "                   quoting), e.g. 'valgrind --error-exitcode=99 --leak-check=full';\n"
+            "                   quoting; at most 32), e.g.\n"
+            "                   'valgrind --error-exitcode=99 --leak-check=full';\n"
             "                   the run fails when the simulator does not exit 0 when stopped\n"
             "  --help           this text\n\n"
             "RUNDIR, this run's own folder, holds the sockets and the logs (console.log,\n"
@@ -371,11 +378,12 @@ static bool start_sim(run_ctx *r)
             close(log);
         return false;
     }
-    /* --sim-wrapper's words first (split at spaces), then gbvp sim and its options */
-    char words[1024], *argv[48];
+    /* --sim-wrapper's words first (split at spaces; parse checked they fit), then gbvp sim
+     * and its options */
+    char words[MAX_WRAPPER_TEXT], *argv[MAX_WRAPPER_WORDS + MAX_SIM_WORDS];
     int n = 0;
     snprintf(words, sizeof words, "%s", r->o.sim_wrapper ? r->o.sim_wrapper : "");
-    for (char *save = NULL, *w = strtok_r(words, " \t", &save); w && n < 32;
+    for (char *save = NULL, *w = strtok_r(words, " \t", &save); w && n < MAX_WRAPPER_WORDS;
          w = strtok_r(NULL, " \t", &save))
         argv[n++] = w;
     const char *sim_argv[] = { r->self, "sim", "--link", r->link, "--slots", "8", "--control",
@@ -720,6 +728,20 @@ static int parse_number_or_set(const char *a, const char *v, run_opts *o)
     return 0;
 }
 
+/* The words of --sim-wrapper as start_sim splits them: how many. */
+static size_t wrapper_words(const char *text)
+{
+    size_t n = 0;
+    for (const char *p = text; *p;) {
+        p += strspn(p, " \t");
+        if (!*p)
+            break;
+        n++;
+        p += strcspn(p, " \t");
+    }
+    return n;
+}
+
 static int parse(int argc, char **argv, run_opts *o)
 {
     o->seed = 1;
@@ -829,6 +851,15 @@ static int parse(int argc, char **argv, run_opts *o)
         char why[320];
         if (cpu_opts[i][1] && cpu_list_check(cpu_opts[i][1], why, sizeof why)) {
             fprintf(stderr, "gbvp run: %s: %s\n", cpu_opts[i][0], why);
+            return 2;
+        }
+    }
+    if (o->sim_wrapper) {
+        size_t words = wrapper_words(o->sim_wrapper);
+        if (!words || words > MAX_WRAPPER_WORDS || strlen(o->sim_wrapper) >= MAX_WRAPPER_TEXT) {
+            fprintf(stderr, "gbvp run: --sim-wrapper '%s': want a command and its arguments, "
+                    "1 to %d words in fewer than %d characters\n", o->sim_wrapper,
+                    MAX_WRAPPER_WORDS, MAX_WRAPPER_TEXT);
             return 2;
         }
     }
