@@ -863,6 +863,11 @@ static int parse(int argc, char **argv, run_opts *o)
             return 2;
         }
     }
+    if (o->pcap_frames && (!o->pcap || (o->timing && strcmp(o->timing, "frame")))) {
+        fprintf(stderr, "gbvp run: --pcap-frames needs --pcap FILE and the frame-level "
+                "timing (--timing frame, the default)\n");
+        return 2;
+    }
     if (shift_or_quantum && !o->lockstep) {
         fprintf(stderr, "gbvp run: --shift and --quantum need --lockstep\n");
         return 2;
@@ -1023,6 +1028,18 @@ int cmd_run_main(int argc, char **argv)
         fprintf(stderr, "gbvp run: --tap %s: %s\n", r->o.tap, strerror(-to));
         free(r);
         return 2;
+    }
+    /* --pcap and --trace are the simulator's to write, once it starts (after a build that
+     * may take half an hour): a path it could not write is refused now */
+    const char *sim_files[][2] = { { "--pcap", r->o.pcap }, { "--trace", r->o.trace } };
+    for (size_t i = 0; i < 2; i++) {
+        int fo = sim_files[i][1] ? sim_out_file_try(sim_files[i][1]) : 0;
+        if (fo) {
+            fprintf(stderr, "gbvp run: %s %s: %s\n", sim_files[i][0], sim_files[i][1],
+                    strerror(-fo));
+            free(r);
+            return 2;
+        }
     }
     int jo = r->o.junit ? sim_out_file_open(&r->junit, r->o.junit) : 0;
     if (jo) {

@@ -75,8 +75,27 @@ static void test_run_refuses_a_wrapper_of_too_many_words(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "--tap /nonexistent/dir/t.tap"));
 }
 
+/* What the simulator would refuse only once started, after a build that may take half an
+ * hour: refused at start instead. */
+static void test_run_refuses_capture_options_at_start(void)
+{
+    CU_ASSERT_EQUAL(run("--pcap", "/nonexistent/dir/x.pcapng", STAND_INS, NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--pcap /nonexistent/dir/x.pcapng: No such file"));
+    CU_ASSERT_EQUAL(run("--trace", "/nonexistent/dir/x.json", STAND_INS, NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--trace /nonexistent/dir/x.json: No such file"));
+    CU_ASSERT_EQUAL(run("--pcap-frames", STAND_INS, NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--pcap-frames needs --pcap"));
+    char pcap[64];
+    unit_tmp_path(pcap, sizeof pcap, "run_cli.pcapng");
+    CU_ASSERT_EQUAL(run("--pcap", pcap, "--pcap-frames", "--timing", "message", STAND_INS,
+                        NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--timing frame"));
+    CU_ASSERT_NOT_EQUAL(access(pcap, F_OK), 0); /* nothing left behind */
+}
+
 static const unit_test run_cli_tests[] = {
     UNIT_TEST(test_run_refuses_a_wrapper_of_too_many_words),
+    UNIT_TEST(test_run_refuses_capture_options_at_start),
     UNIT_TESTS_END,
 };
 
