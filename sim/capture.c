@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
-// The pcapng writer behind captures (capture.h, docs/tracing.md). Blocks are built in a
-// buffer and written with one fwrite each, then flushed.
+// The pcapng writer behind captures (capture.h, docs/tracing.md). Blocks are built one at
+// a time and gathered, whole, in an output buffer that write(2) empties. Knowing where each
+// block ends lets a failed write (the disk full, a file size limit) leave a file of whole
+// blocks, which Wireshark reads to its end, instead of one cut inside a block.
 #include "sim/capture.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "greybus/gb_message.h"
 
@@ -24,6 +28,7 @@
 #define FLAG_DROPPED 0x01
 #define BLOCK_MAX (64 + SIM_CAPTURE_HEADER + GB_MSG_MAX_SIZE)
 #define FLUSH_EVERY 0.05 /* s of wall time a regular file's records may wait in the buffer */
+#define OUT_BUFFER 65536u /* bytes of whole blocks gathered for one write */
 
 typedef struct block {
     uint8_t b[BLOCK_MAX];
@@ -31,16 +36,20 @@ typedef struct block {
 } block;
 
 struct sim_capture {
-    FILE *f;
+    int fd;
     block k; /* the block being built */
+    uint8_t out[OUT_BUFFER]; /* whole blocks not written yet */
+    size_t out_n;
+    size_t out_packets;      /* messages among them */
     unsigned ports, ap_port;
     uint64_t packets, frames;
-    bool live;          /* a FIFO or a terminal: every record flushed at once */
-    bool buffered;      /* records written since the last flush */
-    double flushed_at;  /* else: flushed when FLUSH_EVERY has passed since then */
+    uint64_t file_bytes;     /* whole blocks in the file */
+    uint64_t file_packets;   /* messages among them */
+    bool live;          /* a FIFO or a terminal: every record written at once */
+    double flushed_at;  /* else: written when FLUSH_EVERY has passed since then */
     char path[256];
     char error[384];
-    bool failed;
+    int failed;         /* the errno that stopped the capture; 0 while writing works */
 };
 
 static void put8(block *k, uint8_t v)
@@ -110,27 +119,88 @@ static double wall(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Whether the block at b (n bytes) is a packet block holding a message (record kind 0,
+ * not a data-link frame). */
+static bool holds_message(const uint8_t *b, size_t n)
+{
+    return n > 29 && b[0] == BLOCK_EPB && !b[1] && !b[2] && !b[3] && b[29] == 0;
+}
+
+/* The blocks wholly inside the first `n` bytes of `b` (blocks as gathered in the output
+ * buffer): where the last one ends, and in *messages how many of them are messages. */
+static size_t whole_blocks(const uint8_t *b, size_t n, size_t *messages)
+{
+    size_t off = 0;
+    *messages = 0;
+    while (off + 12 <= n) {
+        uint32_t total = (uint32_t)b[off + 4] | (uint32_t)b[off + 5] << 8 |
+                         (uint32_t)b[off + 6] << 16 | (uint32_t)b[off + 7] << 24;
+        if (total < 12 || total > n - off)
+            break;
+        *messages += holds_message(b + off, total);
+        off += total;
+    }
+    return off;
+}
+
+/* The capture stops at error `e` (an errno). A regular file is cut back to the whole
+ * blocks written before it, so that it stays a file Wireshark reads to its end. */
+static void fail(sim_capture *c, int e)
+{
+    c->failed = e ? e : EIO;
+    bool cut = !c->live && ftruncate(c->fd, (off_t)c->file_bytes) == 0;
+    snprintf(c->error, sizeof c->error, "capture %s: %s; no more records are written (%s "
+             "the first %llu messages%s)", c->path, strerror(c->failed),
+             c->live ? "the reader got" : "the file holds", (unsigned long long)c->file_packets,
+             c->live || cut ? "" : ", then part of a block");
+}
+
+/* Writes the gathered blocks. False, with the capture stopped, when the file refused them:
+ * what of them was written whole is kept. */
+static bool write_out(sim_capture *c)
+{
+    size_t done = 0;
+    while (done < c->out_n && !c->failed) {
+        ssize_t w = write(c->fd, c->out + done, c->out_n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : ENOSPC; /* (a write of 0 bytes: no room) */
+            size_t messages, whole = whole_blocks(c->out, done, &messages);
+            c->file_bytes += whole;
+            c->file_packets += messages;
+            fail(c, e);
+            return false;
+        }
+        done += (size_t)w;
+    }
+    if (c->failed)
+        return false;
+    c->file_bytes += c->out_n;
+    c->file_packets += c->out_packets;
+    c->out_n = c->out_packets = 0;
+    return true;
+}
+
 /* A record reaches a FIFO at once (a live reader waits for it), a regular file within
  * FLUSH_EVERY: one write per message would cost more than the simulation itself. */
 static bool emit(sim_capture *c, const block *k)
 {
     if (c->failed)
         return false;
-    bool flush = c->live;
-    if (!flush) {
+    if (c->out_n + k->n > sizeof c->out && !write_out(c))
+        return false;
+    memcpy(c->out + c->out_n, k->b, k->n);
+    c->out_n += k->n;
+    c->out_packets += holds_message(k->b, k->n);
+    bool now_due = c->live;
+    if (!now_due) {
         double now = wall();
-        flush = now - c->flushed_at >= FLUSH_EVERY;
-        if (flush)
+        now_due = now - c->flushed_at >= FLUSH_EVERY;
+        if (now_due)
             c->flushed_at = now;
     }
-    c->buffered = !flush;
-    if (fwrite(k->b, 1, k->n, c->f) != k->n || (flush && fflush(c->f))) {
-        c->failed = true;
-        snprintf(c->error, sizeof c->error, "capture %s: %s; no more records are written",
-                 c->path, strerror(errno));
-        return false;
-    }
-    return true;
+    return !now_due || write_out(c);
 }
 
 static bool write_header(sim_capture *c)
@@ -189,32 +259,39 @@ sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port
     snprintf(c->path, sizeof c->path, "%s", path);
     c->ports = ports;
     c->ap_port = ap_port;
-    c->f = fopen(path, "wb");
-    if (!c->f) {
+    c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (c->fd < 0) {
         snprintf(err, errlen, "capture %s: %s", path, strerror(errno));
         free(c);
         return NULL;
     }
     struct stat st;
-    c->live = fstat(fileno(c->f), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+    c->live = fstat(c->fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
     c->flushed_at = wall();
-    if (!write_header(c) || fflush(c->f)) {
-        if (!c->failed)
-            snprintf(c->error, sizeof c->error, "capture %s: %s", path, strerror(errno));
-        snprintf(err, errlen, "%s", c->error);
+    if (!write_header(c) || !write_out(c)) {
+        snprintf(err, errlen, "capture %s: %s", path, strerror(c->failed));
         sim_capture_close(c);
         return NULL;
     }
     return c;
 }
 
+int sim_capture_flush(sim_capture *c)
+{
+    if (!c->failed)
+        write_out(c);
+    return -c->failed;
+}
+
 int sim_capture_close(sim_capture *c)
 {
     if (!c)
         return 0;
-    int rc = fclose(c->f) && !c->failed ? -errno : 0;
-    if (c->failed)
-        rc = -EIO;
+    if (!c->failed)
+        write_out(c);
+    if (close(c->fd) && !c->failed)
+        c->failed = errno;
+    int rc = -c->failed;
     free(c);
     return rc;
 }
@@ -277,18 +354,13 @@ void sim_capture_observe(void *ctx, const sw_observed *ev)
 
 void sim_capture_tick(sim_capture *c)
 {
-    if (!c->buffered || c->failed)
+    if (!c->out_n || c->failed)
         return;
     double now = wall();
     if (now - c->flushed_at < FLUSH_EVERY)
         return;
     c->flushed_at = now;
-    c->buffered = false;
-    if (fflush(c->f)) {
-        c->failed = true;
-        snprintf(c->error, sizeof c->error, "capture %s: %s; no more records are written",
-                 c->path, strerror(errno));
-    }
+    write_out(c);
 }
 
 void sim_capture_frame(void *ctx, const sw_frame_event *ev)

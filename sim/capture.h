@@ -22,13 +22,17 @@ typedef struct sim_capture sim_capture;
  * and writes the section and interface blocks. NULL with the reason in err. */
 sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port, char *err,
                               size_t errlen);
-/* Writes what is buffered and closes the file. 0, or -errno when a write failed (NULL is
- * fine). */
+/* Writes what is buffered now. 0, or the -errno that stopped the capture (then
+ * sim_capture_error says why and what the file holds). */
+int sim_capture_flush(sim_capture *c);
+/* Writes what is buffered and closes the file. 0, or the -errno that stopped the capture
+ * (NULL is fine). */
 int sim_capture_close(sim_capture *c);
 
 /* The fabric observer (sw_fabric_set_observer(f, sim_capture_observe, c)). After a write
  * error (the FIFO's reader left, the disk is full) the capture stops writing and says why
- * in sim_capture_error. */
+ * in sim_capture_error; a regular file is cut back to the whole blocks written before it,
+ * so Wireshark reads every record in it. */
 void sim_capture_observe(void *ctx, const sw_observed *ev);
 
 /* A frame observer (sw_fabric_set_frame_observer, `--pcap-frames`): every data-link frame,

@@ -750,12 +750,18 @@ uint64_t sim_simulator_capture_stop(sim_simulator *s)
     uint64_t n = sim_capture_packets(s->capture);
     char path[256];
     snprintf(path, sizeof path, "%s", sim_capture_path(s->capture));
+    /* a failure the run has not reported yet (it came with the last records) is told now,
+     * with what the file holds */
+    sim_capture_flush(s->capture);
+    if (sim_capture_error(s->capture) && !s->capture_failure_told)
+        logf_(s, SW_LOG_ERROR, "%s", sim_capture_error(s->capture));
+    bool failed_before = sim_capture_error(s->capture) != NULL;
     int rc = sim_capture_close(s->capture);
     s->capture = NULL;
     frames_observed(s);
-    if (rc)
+    if (rc && !failed_before)
         logf_(s, SW_LOG_ERROR, "capture %s: %s; the file is incomplete", path, strerror(-rc));
-    else
+    else if (!rc)
         logf_(s, SW_LOG_INFO, "capture: %llu messages written to %s", (unsigned long long)n,
               path);
     if (!s->trace)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -475,6 +476,57 @@ static void test_capture_of_a_running_simulator_survives_a_second_one(void)
     unlink(trace);
 }
 
+/* The disk fills mid-run (here: a file size limit, which fails a write the same way, with
+ * part of it written): the run goes on, the capture stops and says so with the reason, and
+ * the file holds whole blocks only, each record before the failure readable. */
+static void test_capture_that_fills_the_disk_keeps_whole_blocks(void)
+{
+    char path[64], err[320], logpath[64];
+    unit_tmp_path(path, sizeof path, "capture_full.pcapng");
+    unit_tmp_path(logpath, sizeof logpath, "capture_full.log");
+    FILE *log = fopen(logpath, "w+");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+    sim_local_config cfg = { .sim = { .num_slots = 2, .pcap_path = path, .log = log,
+                                      .log_level = SW_LOG_ERROR },
+                             .ap = SIM_LOCAL_TEST_AP };
+    sim_local *l = sim_local_new(&cfg, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    struct rlimit old, lim;
+    CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = 6002; /* blocks are multiples of 4 bytes: a write is cut inside one */
+    void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+    CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    const sim_target *t = sim_local_target(l);
+    CU_ASSERT_EQUAL(t->ops->insert(t->ctx, 0, "sensor", err, sizeof err), 0);
+    tap_run(sim_local_test_ap(l));
+    for (int i = 0; i < 50; i++)
+        CU_ASSERT_EQUAL(tap_functional(sim_local_test_ap(l), 2, 1), 0); /* the run goes on */
+    sim_local_free(l);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, old_xfsz);
+    char text[2048] = "";
+    rewind(log);
+    size_t n = fread(text, 1, sizeof text - 1, log);
+    text[n] = 0;
+    fclose(log);
+    unlink(logpath);
+    /* the reason itself, and what the file holds */
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "File too large; no more records are written"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "the file holds the first"));
+    capture_file c;
+    read_capture(path, &c); /* every block whole, to the end of the file */
+    struct stat st;
+    CU_ASSERT_EQUAL(stat(path, &st), 0);
+    CU_ASSERT(st.st_size < 6002 && st.st_size > 3000);
+    CU_ASSERT(c.npkts > 10);
+    char said[64];
+    snprintf(said, sizeof said, "the file holds the first %zu messages)", c.npkts);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, said));
+    free_capture(&c);
+    unlink(path);
+}
+
 static const unit_test capture_tests[] = {
     UNIT_TEST(test_capture_records_every_message_as_documented),
     UNIT_TEST(test_capture_refuses_bad_paths_and_survives_a_reader_leaving),
@@ -483,6 +535,7 @@ static const unit_test capture_tests[] = {
     UNIT_TEST(test_capture_survives_an_oversize_message_from_the_ap),
     UNIT_TEST(test_capture_cuts_a_message_beyond_its_block_short),
     UNIT_TEST(test_capture_of_a_running_simulator_survives_a_second_one),
+    UNIT_TEST(test_capture_that_fills_the_disk_keeps_whole_blocks),
     UNIT_TESTS_END,
 };
 
