@@ -805,7 +805,8 @@ int sim_simulator_trace_stop(sim_simulator *s)
     if (!s->capture)
         sw_fabric_set_observer(s->fabric, NULL, NULL);
     if (rc)
-        logf_(s, SW_LOG_ERROR, "trace %s: %s", path, strerror(-rc));
+        logf_(s, SW_LOG_ERROR, "trace %s: %s; the timeline is incomplete", path,
+              strerror(-rc));
     else
         logf_(s, SW_LOG_INFO, "trace: %s written", path);
     return rc;

@@ -74,6 +74,7 @@ struct sim_trace {
         bool queue_named;
     } *links;
     bool failed;
+    int failed_errno;   /* why it failed, for sim_trace_close */
     sim_time last;
     char path[256];
     char error[384];
@@ -81,9 +82,11 @@ struct sim_trace {
 
 static void fail_io(sim_trace *t)
 {
-    if (!t->failed)
+    if (!t->failed) {
+        t->failed_errno = errno ? errno : EIO;
         snprintf(t->error, sizeof t->error, "trace %s: %s; no more events are written",
-                 t->path, strerror(errno));
+                 t->path, strerror(t->failed_errno));
+    }
     t->failed = true;
 }
 
@@ -510,7 +513,7 @@ int sim_trace_close(sim_trace *t, sim_time now)
         fail_io(t);
     int rc = fclose(t->f) ? -errno : 0;
     if (t->failed)
-        rc = -EIO;
+        rc = -t->failed_errno; /* the first failure's reason, not a generic one */
     for (size_t i = 0; i < t->nevents; i++)
         free(t->events[i].text);
     free(t->events);

@@ -3,9 +3,12 @@
 // the frame-level model, written as trace-event JSON, read back with json-glib: valid JSON,
 // every event with the fields the format wants, time rising through every track, every
 // operation a closed slice, the SVC's hot-plug events and the marks on the frame's tracks.
+#include <errno.h>
 #include <json-glib/json-glib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "ap-model/ap.h"
@@ -162,9 +165,34 @@ static void test_trace_refuses_a_bad_path_and_closes_unanswered_operations(void)
     g_object_unref(p);
 }
 
+/* The timeline is written at the end: a disk that cannot take it (here a file size limit)
+ * is reported with its reason, not a generic one. */
+static void test_trace_that_fills_the_disk_says_why(void)
+{
+    char path[64], err[320];
+    unit_tmp_path(path, sizeof path, "trace_full.json");
+    sim_trace *t = sim_trace_open(path, 7, 1, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    for (int i = 0; i < 200; i++)
+        sim_trace_mark(t, "scenario", "a step of the scenario, long enough to fill a file",
+                       (sim_time)i * 1000000);
+    struct rlimit old, lim;
+    CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = 2000;
+    void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+    CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    int rc = sim_trace_close(t, SIM_MS(1));
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, old_xfsz);
+    CU_ASSERT_EQUAL(rc, -EFBIG);
+    unlink(path);
+}
+
 static const unit_test trace_tests[] = {
     UNIT_TEST(test_trace_is_valid_trace_event_json_in_time_order),
     UNIT_TEST(test_trace_refuses_a_bad_path_and_closes_unanswered_operations),
+    UNIT_TEST(test_trace_that_fills_the_disk_says_why),
     UNIT_TESTS_END,
 };
 
