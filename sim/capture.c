@@ -296,6 +296,13 @@ int sim_capture_close(sim_capture *c)
     return rc;
 }
 
+bool sim_capture_writes_to(const sim_capture *c, const char *path)
+{
+    struct stat mine, theirs;
+    return fstat(c->fd, &mine) == 0 && stat(path, &theirs) == 0 &&
+           mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
+}
+
 unsigned sim_capture_interface(const sim_capture *c, unsigned port)
 {
     if (port == c->ap_port)

@@ -7,6 +7,7 @@
 #ifndef GBVP_SIM_CAPTURE_H
 #define GBVP_SIM_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,9 @@ void sim_capture_frame(void *ctx, const sw_frame_event *ev);
 /* Writes buffered records once FLUSH_EVERY (50 ms) has passed since the last write, so a
  * quiet run's last records do not wait for the end (the simulator calls it as it runs). */
 void sim_capture_tick(sim_capture *c);
+
+/* Whether `path` names the file the capture writes (the same inode, whatever the name). */
+bool sim_capture_writes_to(const sim_capture *c, const char *path);
 
 /* Interface number of a switch port in the file: AP 0, SVC 1, interface N: N. */
 unsigned sim_capture_interface(const sim_capture *c, unsigned port);

@@ -729,6 +729,10 @@ static void observe(void *ctx, const sw_observed *ev)
 int sim_simulator_capture_start(sim_simulator *s, const char *path, char *err, size_t errlen)
 {
     const sw_fabric_cfg *fc = sw_fabric_get_cfg(s->fabric);
+    /* Started over on its own file: the running one ends first, or opening the new one
+     * would empty the file under it, and its last records would land past a hole. */
+    if (s->capture && sim_capture_writes_to(s->capture, path))
+        sim_simulator_capture_stop(s);
     sim_capture *c = sim_capture_open(path, fc->ports, fc->ap_port, err, errlen);
     if (!c) {
         logf_(s, SW_LOG_ERROR, "%s", err);
@@ -777,6 +781,10 @@ bool sim_simulator_capturing(const sim_simulator *s)
 int sim_simulator_trace_start(sim_simulator *s, const char *path, char *err, size_t errlen)
 {
     const sw_fabric_cfg *fc = sw_fabric_get_cfg(s->fabric);
+    /* Started over on its own file: the running one is written out first, then replaced
+     * (written after the new one's open, it would mix with the new one's text). */
+    if (s->trace && sim_trace_writes_to(s->trace, path))
+        sim_simulator_trace_stop(s);
     sim_trace *t = sim_trace_open(path, fc->ports, fc->ap_port, err, errlen);
     if (!t) {
         logf_(s, SW_LOG_ERROR, "%s", err);

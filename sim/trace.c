@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "greybus/gb_message.h"
 #include "greybus/gb_protocols.h"
@@ -528,6 +529,13 @@ int sim_trace_close(sim_trace *t, sim_time now)
 const char *sim_trace_path(const sim_trace *t)
 {
     return t->path;
+}
+
+bool sim_trace_writes_to(const sim_trace *t, const char *path)
+{
+    struct stat mine, theirs;
+    return fstat(fileno(t->f), &mine) == 0 && stat(path, &theirs) == 0 &&
+           mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
 }
 
 const char *sim_trace_error(const sim_trace *t)

@@ -10,6 +10,7 @@
 #ifndef GBVP_SIM_TRACE_H
 #define GBVP_SIM_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "event-kernel/scheduler.h"
@@ -39,6 +40,8 @@ void sim_trace_frame(sim_trace *t, const sw_frame_event *ev, unsigned queued);
 void sim_trace_mark(sim_trace *t, const char *track, const char *text, sim_time now);
 
 const char *sim_trace_path(const sim_trace *t);
+/* Whether `path` names the file the timeline goes to (the same inode, whatever the name). */
+bool sim_trace_writes_to(const sim_trace *t, const char *path);
 /* NULL while writing works; the reason it stopped otherwise. */
 const char *sim_trace_error(const sim_trace *t);
 

@@ -527,6 +527,34 @@ static void test_capture_that_fills_the_disk_keeps_whole_blocks(void)
     unlink(path);
 }
 
+/* {"cmd":"capture","file":P} while a capture to P runs (starting it over): the new one
+ * replaces the old one in the same file. Opening the new one first emptied the file under
+ * the old one, whose last records then landed at its old offset, after a hole of zeros. */
+static void test_capture_started_again_on_its_own_file_starts_it_over(void)
+{
+    char path[64], err[320];
+    unit_tmp_path(path, sizeof path, "capture_again.pcapng");
+    sim_local *l = up(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    sim_simulator *s = sim_local_simulator(l);
+    const sim_target *t = sim_local_target(l);
+    CU_ASSERT_EQUAL(t->ops->insert(t->ctx, 0, "sensor", err, sizeof err), 0);
+    tap_run(sim_local_test_ap(l));
+    usleep(60000); /* some of it on disk, some still gathered */
+    sim_simulator_process(s, sim_simulator_now(s));
+    for (int i = 0; i < 5; i++)
+        CU_ASSERT_EQUAL(tap_functional(sim_local_test_ap(l), 2, 1), 0);
+    CU_ASSERT_EQUAL(t->ops->capture(t->ctx, path, err, sizeof err), 0);
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT_EQUAL(tap_functional(sim_local_test_ap(l), 2, 1), 0);
+    sim_local_free(l);
+    capture_file c;
+    read_capture(path, &c); /* whole blocks to the end: no hole, no old tail */
+    CU_ASSERT(c.npkts >= 6 && c.npkts <= 12); /* the three operations after the restart */
+    free_capture(&c);
+    unlink(path);
+}
+
 static const unit_test capture_tests[] = {
     UNIT_TEST(test_capture_records_every_message_as_documented),
     UNIT_TEST(test_capture_refuses_bad_paths_and_survives_a_reader_leaving),
@@ -536,6 +564,7 @@ static const unit_test capture_tests[] = {
     UNIT_TEST(test_capture_cuts_a_message_beyond_its_block_short),
     UNIT_TEST(test_capture_of_a_running_simulator_survives_a_second_one),
     UNIT_TEST(test_capture_that_fills_the_disk_keeps_whole_blocks),
+    UNIT_TEST(test_capture_started_again_on_its_own_file_starts_it_over),
     UNIT_TESTS_END,
 };
 

@@ -189,10 +189,43 @@ static void test_trace_that_fills_the_disk_says_why(void)
     unlink(path);
 }
 
+/* {"cmd":"trace","file":P} while a timeline to P runs: the new one replaces it. Opening the
+ * new one first left both writing from the start of P at their ends: a shorter new
+ * timeline over the tail of the old one, no longer JSON. */
+static void test_trace_started_again_on_its_own_file_starts_it_over(void)
+{
+    char path[64], err[320];
+    unit_tmp_path(path, sizeof path, "trace_again.json");
+    sim_local_config c = { .sim = { .num_slots = 2, .trace_path = path },
+                           .ap = SIM_LOCAL_TEST_AP };
+    sim_local *l = sim_local_new(&c, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    sim_simulator *s = sim_local_simulator(l);
+    for (int i = 0; i < 100; i++)
+        sim_simulator_trace_mark(s, "scenario", "a step of the first timeline");
+    const sim_target *t = sim_local_target(l);
+    CU_ASSERT_EQUAL(t->ops->trace(t->ctx, path, err, sizeof err), 0);
+    sim_simulator_trace_mark(s, "scenario", "the second timeline");
+    sim_local_free(l);
+    JsonParser *p = json_parser_new();
+    CU_ASSERT_TRUE(json_parser_load_from_file(p, path, NULL));
+    g_object_unref(p);
+    FILE *f = fopen(path, "r");
+    char text[8192] = "";
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = 0;
+    if (f)
+        fclose(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "the second timeline"));
+    CU_ASSERT_PTR_NULL(strstr(text, "a step of the first timeline"));
+    unlink(path);
+}
+
 static const unit_test trace_tests[] = {
     UNIT_TEST(test_trace_is_valid_trace_event_json_in_time_order),
     UNIT_TEST(test_trace_refuses_a_bad_path_and_closes_unanswered_operations),
     UNIT_TEST(test_trace_that_fills_the_disk_says_why),
+    UNIT_TEST(test_trace_started_again_on_its_own_file_starts_it_over),
     UNIT_TESTS_END,
 };
 
