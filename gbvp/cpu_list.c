@@ -72,8 +72,9 @@ int cpu_list_parse(const char *text, const cpu_set_t *allowed, cpu_set_t *set, c
 void cpu_list_format(const cpu_set_t *set, char *out, size_t outlen)
 {
     size_t used = 0;
-    if (outlen)
-        out[0] = 0;
+    if (!outlen)
+        return;
+    out[0] = 0;
     for (int c = 0; c < CPU_SETSIZE; c++) {
         if (!CPU_ISSET(c, set))
             continue;
@@ -83,8 +84,11 @@ void cpu_list_format(const cpu_set_t *set, char *out, size_t outlen)
         int n = last > c ? snprintf(out + used, outlen - used, "%s%d-%d", used ? "," : "", c,
                                     last)
                          : snprintf(out + used, outlen - used, "%s%d", used ? "," : "", c);
-        if (n < 0 || (size_t)n >= outlen - used)
-            return; /* cut short: what fits stays a valid prefix */
+        if (n < 0 || (size_t)n >= outlen - used) {
+            out[used] = 0; /* cut short at the last whole item: a part of one would name
+                            * another CPU (",1" of ",10-12") */
+            return;
+        }
         used += (size_t)n;
         c = last;
     }

@@ -81,6 +81,13 @@ static void test_format_cuts_short_at_a_whole_item(void)
     CU_ASSERT_EQUAL(parse("0,2,4,6", &s), 0);
     cpu_list_format(&s, text, sizeof text);
     CU_ASSERT_STRING_EQUAL(text, "0,2,4"); /* ",6" did not fit */
+    /* room for part of the next item: none of it stays (",1" would name CPU 1) */
+    char seven[7], nine[9];
+    cpu_list_format(&s, seven, sizeof seven);
+    CU_ASSERT_STRING_EQUAL(seven, "0,2,4");
+    CU_ASSERT_EQUAL(parse("0,5-7", &s), 0);
+    cpu_list_format(&s, nine, 4);
+    CU_ASSERT_STRING_EQUAL(nine, "0");
 }
 
 /* In a child, so the test binary keeps its CPUs. */
