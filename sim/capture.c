@@ -217,7 +217,9 @@ static bool write_header(sim_capture *c)
     finish(k);
     if (!emit(c, k))
         return false;
-    for (unsigned i = 0; i < c->ports; i++) {
+    /* interfaces 0 (AP) and 1 (SVC), then one per slot's port (2 .. ports - 2): the last
+     * port is the SVC's, already interface 1 */
+    for (unsigned i = 0; i < c->ports - 1; i++) {
         char name[32];
         if (i == 0)
             snprintf(name, sizeof name, "ap");
