@@ -104,11 +104,17 @@ static int parse_uint(const char *s, unsigned max, unsigned *out)
     return 0;
 }
 
+/* The longest command line on standard input, its newline included. */
+#define LINE_MAX_BYTES 1024
+
 typedef struct sim_cmd {
     sim_local *local;
     const sim_target *t;
     int signal_fd;
     bool stdin_open, running;
+    char line[LINE_MAX_BYTES]; /* what has come of the current line */
+    size_t line_len;
+    bool line_too_long;        /* the current line overran line: it is skipped whole */
 } sim_cmd;
 
 /* "cmd SLOT[.N] BACKEND-COMMAND...": a backend command (docs/modules.md, "Commands") for
@@ -178,6 +184,48 @@ static void command(sim_cmd *c, char *line)
 
 /* ---- the loop's sources: the signal descriptor and standard input ---- */
 
+/* The line gathered so far has ended (a newline, or the end of the input): it runs, or,
+ * when it did not fit, is refused whole (run in pieces, its tail would be a command of
+ * its own). */
+static void end_line(sim_cmd *c)
+{
+    if (c->line_too_long)
+        fprintf(stderr, "gbvp sim: a command line longer than %d characters, ignored\n",
+                LINE_MAX_BYTES - 1);
+    else if (c->line_len) {
+        c->line[c->line_len] = 0;
+        command(c, c->line);
+    }
+    c->line_len = 0;
+    c->line_too_long = false;
+}
+
+/* What standard input has now, without waiting for more: a program may write a line in
+ * pieces, and the loop (QEMU's link, the control socket, the signals) must not stop until
+ * it ends it. Each whole line runs as it completes. */
+static void read_input(sim_cmd *c)
+{
+    char buf[512];
+    ssize_t got = read(STDIN_FILENO, buf, sizeof buf);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (got <= 0) { /* the end (or an error, which ends it as well) */
+        end_line(c);
+        c->stdin_open = false;
+        return;
+    }
+    for (ssize_t i = 0; i < got; i++) {
+        if (buf[i] == '\n')
+            end_line(c);
+        else if (c->line_too_long)
+            continue; /* the rest of a line already refused */
+        else if (c->line_len + 1 < sizeof c->line)
+            c->line[c->line_len++] = buf[i];
+        else
+            c->line_too_long = true;
+    }
+}
+
 static size_t input_pollfds(void *ctx, struct pollfd *fds, size_t cap)
 {
     sim_cmd *c = ctx;
@@ -198,13 +246,8 @@ static void input_ready(void *ctx, const struct pollfd *fds, size_t n)
             fprintf(stderr, "gbvp sim: signal %u, stopping\n", si.ssi_signo);
         c->running = false;
     }
-    if (n > 1 && (fds[1].revents & (POLLIN | POLLHUP))) {
-        char line[1024];
-        if (!fgets(line, sizeof line, stdin))
-            c->stdin_open = false;
-        else
-            command(c, line);
-    }
+    if (n > 1 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
+        read_input(c);
 }
 
 /* What an instance keeps in its own folder; what a killed one left there is removed. */
@@ -471,9 +514,6 @@ int cmd_sim_main(int argc, char **argv)
     for (unsigned i = 0; i < ninserts; i++)
         if (c.t->ops->insert(c.t->ctx, inserts[i].slot, inserts[i].name, err, sizeof err))
             rc = 1;
-    /* Unbuffered: poll() sees every line still waiting in the descriptor, none hides in
-     * stdio's buffer when several arrive at once. */
-    setvbuf(stdin, NULL, _IONBF, 0);
     sim_loop_set_spin(loop, SIM_US(spin_us));
     sim_loop_source input = { .pollfds = input_pollfds, .ready = input_ready, .ctx = &c };
     sim_loop_add(loop, &input);

@@ -52,6 +52,7 @@ $(eval $(call unit_test,test_target_fields,tests/unit/test_target_fields.c,$(TES
 $(eval $(call unit_test,test_paths,tests/unit/test_paths.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_cpu_list,tests/unit/test_cpu_list.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_run_cli,tests/unit/test_run_cli.c,$(TEST_LIBS)))
+$(eval $(call unit_test,test_sim_cli,tests/unit/test_sim_cli.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_sim_loop,tests/unit/test_sim_loop.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_control,tests/unit/test_control.c,$(TEST_LIBS)))
 $(eval $(call unit_test,test_scenario_gbvp,tests/unit/test_scenario_gbvp.c,$(TEST_LIBS)))

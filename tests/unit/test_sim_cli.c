@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+// `gbvp sim`'s standard input (gbvp/cmd_sim.c): commands arrive as lines from a terminal or
+// a program, and a program may write a line in pieces. The simulator runs in a child with
+// a pipe as its standard input; no QEMU is involved (the unpaced clock, nothing inserted).
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gbvp/cmd_sim.h"
+#include "tests/unit/unit.h"
+
+static char out[16384];
+
+typedef struct child {
+    pid_t pid;
+    int in; /* the write end of its standard input */
+    char out_path[64];
+} child;
+
+static void start(child *c)
+{
+    char link[64], control[64];
+    unit_tmp_path(link, sizeof link, "sim_cli.sock");
+    unit_tmp_path(control, sizeof control, "sim_cli_control.sock");
+    unit_tmp_path(c->out_path, sizeof c->out_path, "sim_cli.out");
+    int p[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+    fflush(NULL);
+    c->pid = fork();
+    CU_ASSERT_FATAL(c->pid >= 0);
+    if (c->pid == 0) {
+        alarm(30); /* never outlive the suite */
+        close(p[1]);
+        if (dup2(p[0], STDIN_FILENO) < 0 || !freopen(c->out_path, "w", stdout) ||
+            dup2(fileno(stdout), STDERR_FILENO) < 0)
+            _exit(99);
+        char *argv[] = { "sim", "--link", link, "--control", control, "--clock", "unpaced",
+                         "--slots", "1", NULL };
+        int rc = cmd_sim_main(9, argv);
+        fflush(NULL);
+        _exit(rc);
+    }
+    close(p[0]);
+    c->in = p[1];
+}
+
+static void say(child *c, const char *text)
+{
+    CU_ASSERT_EQUAL((size_t)write(c->in, text, strlen(text)), strlen(text));
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) && errno == EINTR) {
+    }
+}
+
+/* Its exit status within `ms` (-1: still running, then killed); its output in out. */
+static int finish(child *c, long ms)
+{
+    int st = 0, rc = -1;
+    for (long waited = 0; waited <= ms; waited += 20) {
+        if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
+            rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            break;
+        }
+        pause_ms(20);
+    }
+    if (rc < 0) {
+        kill(c->pid, SIGKILL);
+        waitpid(c->pid, &st, 0);
+    }
+    close(c->in);
+    FILE *f = fopen(c->out_path, "r");
+    size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+    out[n] = 0;
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+/* A program that has written part of a line (and waits, or died) must not freeze the
+ * simulator: the rest of the loop (QEMU's link, the control socket, the signals) goes on,
+ * and the line runs once it is whole. */
+static void test_a_line_written_in_pieces_neither_blocks_nor_is_lost(void)
+{
+    child c;
+    start(&c);
+    pause_ms(300); /* started */
+    say(&c, "stat");
+    pause_ms(300);
+    say(&c, "us\n");
+    pause_ms(300);
+    say(&c, "sta"); /* left half written */
+    pause_ms(300);
+    kill(c.pid, SIGTERM);
+    CU_ASSERT_EQUAL(finish(&c, 3000), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "SVC handshake not done")); /* the whole line ran */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "signal 15, stopping"));
+}
+
+/* A line too long for the buffer is refused as a whole, not run in pieces. */
+static void test_a_line_too_long_is_refused_whole(void)
+{
+    child c;
+    start(&c);
+    pause_ms(300);
+    char line[3000];
+    memset(line, 'x', sizeof line - 1);
+    memcpy(line, "status ", 7);
+    line[sizeof line - 2] = '\n';
+    line[sizeof line - 1] = 0;
+    say(&c, line);
+    say(&c, "quit\n");
+    CU_ASSERT_EQUAL(finish(&c, 3000), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "longer than"));
+    CU_ASSERT_PTR_NULL(strstr(out, "unknown command 'xxx"));
+}
+
+static const unit_test sim_cli_tests[] = {
+    UNIT_TEST(test_a_line_written_in_pieces_neither_blocks_nor_is_lost),
+    UNIT_TEST(test_a_line_too_long_is_refused_whole),
+    UNIT_TESTS_END,
+};
+
+static const unit_suite suites[] = {
+    { "sim_cli", sim_cli_tests, 0, 0 },
+    UNIT_SUITES_END,
+};
+
+int main(int argc, char **argv)
+{
+    return unit_run(suites, argc, argv);
+}
