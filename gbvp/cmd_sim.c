@@ -472,9 +472,19 @@ int cmd_sim_main(int argc, char **argv)
         return 1;
     }
 
+    /* The control socket is made once the simulator is, but a path another simulator holds
+     * is refused now: the simulator's start empties --pcap and --trace, which a run refused
+     * right after must not have done. */
+    char err[320];
+    if (sim_ctl_path_usable(control_path, err, sizeof err)) {
+        fprintf(stderr, "gbvp sim: --control: %s\n", err);
+        sim_out_file_abandon(&stats);
+        if (*rundir)
+            rmdir(rundir);
+        return 1;
+    }
     sim_cmd c = { .signal_fd = sim_stop_signalfd(), .stdin_open = true, .running = true };
     signal(SIGPIPE, SIG_IGN);
-    char err[320];
     c.local = sim_local_new(&cfg, err, sizeof err);
     if (!c.local) {
         fprintf(stderr, "gbvp sim: %s\n", err);

@@ -70,14 +70,46 @@ static void client_flush(ctl_client *cl)
 
 static void watch_init(sim_ctl *c);
 
-sim_ctl *sim_ctl_new(const char *path, const sim_target *t, char *err, size_t errlen)
+int sim_ctl_path_usable(const char *path, char *err, size_t errlen)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     if (!path || !*path || strlen(path) >= sizeof sa.sun_path) {
         snprintf(err, errlen, "control socket path '%s' is empty or longer than %zu bytes",
                  path ? path : "", sizeof sa.sun_path - 1);
-        return NULL;
+        return -EINVAL;
     }
+    memcpy(sa.sun_path, path, strlen(path));
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (!S_ISSOCK(st.st_mode)) {
+        snprintf(err, errlen, "%s exists and is not a socket; not replacing it", path);
+        return -EEXIST;
+    }
+    /* a live simulator answers: never take its socket; a stale file is taken over */
+    int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0) {
+        struct ucred who = { 0 };
+        socklen_t len = sizeof who;
+        if (getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &who, &len) == 0 && who.pid > 0)
+            snprintf(err, errlen, "%s is held by a running simulator (pid %d); give "
+                     "another path or stop that one", path, (int)who.pid);
+        else
+            snprintf(err, errlen, "%s is held by a running simulator; give another path "
+                     "or stop that one", path);
+        close(probe);
+        return -EADDRINUSE;
+    }
+    if (probe >= 0)
+        close(probe);
+    return 0;
+}
+
+sim_ctl *sim_ctl_new(const char *path, const sim_target *t, char *err, size_t errlen)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    if (sim_ctl_path_usable(path, err, errlen))
+        return NULL;
     if (!t || !t->ops) {
         snprintf(err, errlen, "no target to serve");
         return NULL;
@@ -93,30 +125,7 @@ sim_ctl *sim_ctl_new(const char *path, const sim_target *t, char *err, size_t er
     for (unsigned i = 0; i < SIM_CTL_MAX_CLIENTS; i++)
         c->clients[i].fd = -1;
     memcpy(sa.sun_path, path, strlen(path));
-    struct stat st;
-    if (lstat(path, &st) == 0) {
-        if (!S_ISSOCK(st.st_mode)) {
-            snprintf(err, errlen, "%s exists and is not a socket; not replacing it", path);
-            goto fail;
-        }
-        /* a live simulator answers: never take its socket; a stale file is taken over */
-        int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0) {
-            struct ucred who = { 0 };
-            socklen_t len = sizeof who;
-            if (getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &who, &len) == 0 && who.pid > 0)
-                snprintf(err, errlen, "%s is held by a running simulator (pid %d); give "
-                         "another path or stop that one", path, (int)who.pid);
-            else
-                snprintf(err, errlen, "%s is held by a running simulator; give another path "
-                         "or stop that one", path);
-            close(probe);
-            goto fail;
-        }
-        if (probe >= 0)
-            close(probe);
-        unlink(path);
-    }
+    unlink(path); /* a stale socket file, if any (sim_ctl_path_usable found no one on it) */
     c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (c->listen_fd < 0) {
         snprintf(err, errlen, "socket: %s", strerror(errno));

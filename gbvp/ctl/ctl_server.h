@@ -28,6 +28,11 @@
 
 typedef struct sim_ctl sim_ctl;
 
+/* Whether sim_ctl_new could listen on `path`: 0 when nothing is there or only a stale
+ * socket file; -EADDRINUSE when a running simulator holds it, -EEXIST when another kind of
+ * file is there, -EINVAL for a path a socket cannot have; err says which. For a front end
+ * that must know before it starts what it cannot undo (emptying a capture file). */
+int sim_ctl_path_usable(const char *path, char *err, size_t errlen);
 /* Listens on `path` (an existing socket file there is replaced) for `t` (borrowed; it must
  * outlive the server). NULL with a reason in err. */
 sim_ctl *sim_ctl_new(const char *path, const sim_target *t, char *err, size_t errlen);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,12 +23,17 @@ typedef struct child {
     char out_path[64];
 } child;
 
-static void start(child *c)
+/* gbvp sim --link LINK --control CONTROL --clock unpaced --slots 1 [MORE...], its standard
+ * input a pipe (c->in), its output into a file of its own. */
+static void start_with(child *c, const char *link_name, const char *control_name,
+                       const char *more1, const char *more2)
 {
     char link[64], control[64];
-    unit_tmp_path(link, sizeof link, "sim_cli.sock");
-    unit_tmp_path(control, sizeof control, "sim_cli_control.sock");
-    unit_tmp_path(c->out_path, sizeof c->out_path, "sim_cli.out");
+    unit_tmp_path(link, sizeof link, link_name);
+    unit_tmp_path(control, sizeof control, control_name);
+    char out_name[80];
+    snprintf(out_name, sizeof out_name, "%s.out", link_name);
+    unit_tmp_path(c->out_path, sizeof c->out_path, out_name);
     int p[2];
     CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
     fflush(NULL);
@@ -40,13 +46,18 @@ static void start(child *c)
             dup2(fileno(stdout), STDERR_FILENO) < 0)
             _exit(99);
         char *argv[] = { "sim", "--link", link, "--control", control, "--clock", "unpaced",
-                         "--slots", "1", NULL };
-        int rc = cmd_sim_main(9, argv);
+                         "--slots", "1", (char *)more1, (char *)more2, NULL };
+        int rc = cmd_sim_main(more1 ? 11 : 9, argv);
         fflush(NULL);
         _exit(rc);
     }
     close(p[0]);
     c->in = p[1];
+}
+
+static void start(child *c)
+{
+    start_with(c, "sim_cli.sock", "sim_cli_control.sock", NULL, NULL);
 }
 
 static void say(child *c, const char *text)
@@ -123,9 +134,35 @@ static void test_a_line_too_long_is_refused_whole(void)
     CU_ASSERT_PTR_NULL(strstr(out, "unknown command 'xxx"));
 }
 
+/* A second gbvp sim pointed at the control socket a running one holds is refused, and
+ * leaves the capture and timeline files it was given as they were (the simulator's start
+ * empties them, so the check must come first). */
+static void test_a_held_control_socket_is_refused_before_any_file_is_emptied(void)
+{
+    child first, second;
+    start(&first);
+    pause_ms(300);
+    char pcap[64];
+    unit_tmp_path(pcap, sizeof pcap, "sim_cli_earlier.pcapng");
+    FILE *f = fopen(pcap, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("an earlier capture", f);
+    fclose(f);
+    start_with(&second, "sim_cli_2.sock", "sim_cli_control.sock", "--pcap", pcap);
+    CU_ASSERT_EQUAL(finish(&second, 3000), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "held by a running simulator"));
+    struct stat st;
+    CU_ASSERT_EQUAL(stat(pcap, &st), 0);
+    CU_ASSERT_EQUAL(st.st_size, (off_t)strlen("an earlier capture"));
+    say(&first, "quit\n");
+    CU_ASSERT_EQUAL(finish(&first, 3000), 0);
+    unlink(pcap);
+}
+
 static const unit_test sim_cli_tests[] = {
     UNIT_TEST(test_a_line_written_in_pieces_neither_blocks_nor_is_lost),
     UNIT_TEST(test_a_line_too_long_is_refused_whole),
+    UNIT_TEST(test_a_held_control_socket_is_refused_before_any_file_is_emptied),
     UNIT_TESTS_END,
 };
 
