@@ -35,7 +35,16 @@ struct sim_simulator {
     sim_time hold;             /* lockstep: no time is granted beyond it */
     sim_time (*wall)(void *ctx); /* realtime: the owner's loop's clock (NULL: none given) */
     void *wall_ctx;
+    /* lockstep: a granted QEMU that reports nothing for long is told of (peer_watch) */
+    uint64_t watched_reports;  /* barriers reported when the watch last looked */
+    sim_time quiet_since;      /* wall time since which no report came */
+    bool quiet_told;
 };
+
+/* How long (wall time) a QEMU that was granted time may stay silent before the log says
+ * so: far beyond any span's cost (10 ms of virtual time is a few ms of TCG), so a run that
+ * keeps its pace never logs it and the log of a lockstep run repeats exactly. */
+#define LOCKSTEP_QUIET_WARN SIM_S(30)
 
 static const char *const clock_names[] = { [SIM_CLOCK_REALTIME] = "realtime",
                                            [SIM_CLOCK_UNPACED] = "unpaced",
@@ -254,6 +263,38 @@ static void advance(sim_simulator *s, sim_time until)
     s->now = sim_event_kernel_now(s->k);
 }
 
+/* Lockstep: simulated time moves only when QEMU reports. A QEMU that was granted time and
+ * then says nothing (stopped, in a debugger, wedged) stops the clock, and every client
+ * waiting on it, without a word; the log says so once it has lasted LOCKSTEP_QUIET_WARN of
+ * the loop's wall time, and again when QEMU reports. */
+static void peer_watch(sim_simulator *s)
+{
+    if (!s->wall)
+        return;
+    sim_time wall = s->wall(s->wall_ctx);
+    sim_lockstep_stats st;
+    sim_lockstep_get_stats(s->lockstep, &st);
+    bool owed_a_report = sim_bridge_gblink_up(s->gblink) && st.grants &&
+                         !sim_lockstep_waiting(s->lockstep);
+    if (st.reports != s->watched_reports || !owed_a_report) {
+        if (s->quiet_told && st.reports != s->watched_reports)
+            logf_(s, SW_LOG_WARN, "lockstep: QEMU reports again, after %.1f s of wall time",
+                  (double)(wall - s->quiet_since) / 1e12);
+        s->watched_reports = st.reports;
+        s->quiet_since = wall;
+        s->quiet_told = false;
+        return;
+    }
+    if (!s->quiet_told && wall - s->quiet_since >= LOCKSTEP_QUIET_WARN) {
+        logf_(s, SW_LOG_WARN, "lockstep: QEMU has reported nothing for %.0f s of wall time "
+              "since it was granted its virtual time up to %.6f s; simulated time, and every "
+              "client waiting on it, waits for QEMU (stopped, in a debugger, or wedged?)",
+              (double)(wall - s->quiet_since) / 1e12,
+              (double)sim_lockstep_granted(s->lockstep) / 1e9);
+        s->quiet_told = true;
+    }
+}
+
 void sim_simulator_process(sim_simulator *s, sim_time until)
 {
     advance(s, until);
@@ -278,6 +319,7 @@ void sim_simulator_process(sim_simulator *s, sim_time until)
         if (!sim_event_kernel_next_time(s->k, &next))
             next = SIM_TIME_MAX;
         sim_bridge_gblink_grant(s->gblink, next, s->hold);
+        peer_watch(s);
     }
 }
 

@@ -133,9 +133,12 @@ static void report(peer *p, uint64_t t)
     CU_ASSERT_EQUAL(gbl_send_msg(p->l, GBL_T_TIME_GRANT, GBL_CPORT_NONE, 0, t, &g, sizeof g), 0);
 }
 
+static FILE *sim_log_to; /* where lockstep_sim's simulator logs warnings (NULL: errors only) */
+
 static sim_simulator *lockstep_sim(const char *path, char *err, size_t errlen)
 {
-    sim_config c = { .link_path = path, .num_slots = 2, .log_level = SW_LOG_ERROR,
+    sim_config c = { .link_path = path, .num_slots = 2, .log = sim_log_to,
+                     .log_level = sim_log_to ? SW_LOG_WARN : SW_LOG_ERROR,
                      .clock = SIM_CLOCK_LOCKSTEP, .timing = SW_TIMING_FRAME,
                      .lockstep = { .quantum_ns = 100000, .quantum_max_ns = 10000000 } };
     return sim_simulator_new(&c, err, errlen);
@@ -216,6 +219,74 @@ static void test_lockstep_simulator_follows_the_device_clock(void)
     peer_free(&p);
 }
 
+static sim_time fake_wall_now;
+
+static sim_time fake_wall(void *ctx)
+{
+    (void)ctx;
+    return fake_wall_now;
+}
+
+static bool log_says(FILE *log, const char *what)
+{
+    char text[4096];
+    fflush(log);
+    rewind(log);
+    size_t n = fread(text, 1, sizeof text - 1, log);
+    text[n] = 0;
+    fseek(log, 0, SEEK_END);
+    return strstr(text, what) != NULL;
+}
+
+/* A QEMU that was granted time and then reports nothing (stopped, in a debugger) stops the
+ * clock and every client waiting on it: the log says so after 30 s of wall time, once, and
+ * again when QEMU comes back. A QEMU the simulator holds is not waited for: no word then. */
+static void test_lockstep_tells_of_a_device_that_stops_reporting(void)
+{
+    char logpath[64];
+    unit_tmp_path(logpath, sizeof logpath, "lockstep_quiet.log");
+    FILE *log = fopen(logpath, "w+");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+    sim_log_to = log;
+    peer p;
+    peer_up(&p, GBL_FEATURE_LOCKSTEP);
+    sim_log_to = NULL;
+    fake_wall_now = SIM_S(100);
+    sim_simulator_set_wall_clock(p.sim, fake_wall, NULL);
+    report(&p, 0);
+    CU_ASSERT_TRUE_FATAL(wait_grant(&p));
+    fake_wall_now += SIM_S(29);
+    step(&p);
+    CU_ASSERT_FALSE(log_says(log, "reported nothing"));
+    fake_wall_now += SIM_S(2);
+    step(&p);
+    step(&p);
+    CU_ASSERT_TRUE(log_says(log, "QEMU has reported nothing for 31 s of wall time since it "
+                                 "was granted its virtual time up to 0.010000 s"));
+    report(&p, p.grant_ns);
+    CU_ASSERT_TRUE_FATAL(wait_grant(&p));
+    CU_ASSERT_TRUE(log_says(log, "QEMU reports again, after 31.0 s"));
+    /* held: QEMU waits for the simulator, not the other way round */
+    sim_simulator_hold(p.sim, (sim_time)p.grant_ns * 1000u);
+    report(&p, p.grant_ns);
+    CU_ASSERT_FALSE(wait_grant(&p));
+    fake_wall_now += SIM_S(60);
+    step(&p);
+    fclose(log);
+    log = fopen(logpath, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, log);
+    text[n] = 0;
+    fclose(log);
+    const char *first = strstr(text, "reported nothing");
+    CU_ASSERT_PTR_NOT_NULL(first);
+    CU_ASSERT_PTR_NULL(first ? strstr(first + 1, "reported nothing") : NULL); /* once */
+    sim_simulator_set_wall_clock(p.sim, NULL, NULL);
+    peer_free(&p);
+    unlink(logpath);
+}
+
 static void test_lockstep_refuses_what_cannot_keep_one_clock(void)
 {
     /* a device that does not offer lockstep is dropped (QEMU would run on its own) */
@@ -247,6 +318,7 @@ static const unit_test lockstep_tests[] = {
     UNIT_TEST(test_lockstep_grants_a_quantum_skips_idle_time_and_respects_holds),
     UNIT_TEST(test_lockstep_simulator_follows_the_device_clock),
     UNIT_TEST(test_lockstep_refuses_what_cannot_keep_one_clock),
+    UNIT_TEST(test_lockstep_tells_of_a_device_that_stops_reporting),
     UNIT_TESTS_END,
 };
 
