@@ -484,6 +484,9 @@ int cmd_sim_main(int argc, char **argv)
         return 1;
     }
     sim_cmd c = { .signal_fd = sim_stop_signalfd(), .stdin_open = true, .running = true };
+    if (c.signal_fd < 0)
+        fprintf(stderr, "gbvp sim: no signal descriptor (%s): SIGINT and SIGTERM end the "
+                "process without its clean stop\n", strerror(errno));
     signal(SIGPIPE, SIG_IGN);
     c.local = sim_local_new(&cfg, err, sizeof err);
     if (!c.local) {

@@ -6,7 +6,7 @@
 
 /* Blocks SIGINT and SIGTERM in the calling thread and returns a close-on-exec signalfd that
  * is readable once one of them arrives (the caller closes it); -1 with errno set when none
- * can be made (the signals stay blocked). */
+ * can be made (the signals are then left as they were: they end the process). */
 int sim_stop_signalfd(void);
 
 #endif

@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "gbvp/cmd_sim.h"
+#include "gbvp/stop_signal.h"
 #include "tests/unit/unit.h"
 
 static char out[16384];
@@ -159,10 +161,38 @@ static void test_a_held_control_socket_is_refused_before_any_file_is_emptied(voi
     unlink(pcap);
 }
 
+/* Out of descriptors, no signalfd can be made: SIGINT and SIGTERM must then still end the
+ * process (left blocked, with nothing to read them, only SIGKILL would). In a child, whose
+ * signal mask and limits are its own. */
+static void test_without_a_signal_descriptor_the_signals_still_work(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        struct rlimit lim = { 3, 3 }; /* standard input, output and error: no room for more */
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
+        if (setrlimit(RLIMIT_NOFILE, &lim))
+            _exit(98);
+        int fd = sim_stop_signalfd();
+        if (fd >= 0)
+            _exit(97); /* the limit did not bite: nothing tested */
+        sigset_t now;
+        sigprocmask(SIG_BLOCK, NULL, &now);
+        _exit(sigismember(&now, SIGINT) || sigismember(&now, SIGTERM) ? 1 : 0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CU_ASSERT_TRUE(WIFEXITED(st));
+    CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
+}
+
 static const unit_test sim_cli_tests[] = {
     UNIT_TEST(test_a_line_written_in_pieces_neither_blocks_nor_is_lost),
     UNIT_TEST(test_a_line_too_long_is_refused_whole),
     UNIT_TEST(test_a_held_control_socket_is_refused_before_any_file_is_emptied),
+    UNIT_TEST(test_without_a_signal_descriptor_the_signals_still_work),
     UNIT_TESTS_END,
 };
 
