@@ -241,8 +241,28 @@ static bool write_header(sim_capture *c)
     return true;
 }
 
-sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port, char *err,
-                              size_t errlen)
+/* Opens the file for writing; a FIFO without a reader is waited for, or refused (ENXIO). */
+static int open_output(const char *path, bool wait_for_reader)
+{
+    struct stat st;
+    bool fifo = stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
+    int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+    int fd = open(path, flags | (fifo && !wait_for_reader ? O_NONBLOCK : 0), 0666);
+    if (fd >= 0 && fifo && !wait_for_reader) {
+        /* the reader is there: from now on writes wait for it, as a live reader wants */
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+    }
+    return fd;
+}
+
+sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port,
+                              bool wait_for_reader, char *err, size_t errlen)
 {
     if (!path || !*path || strlen(path) >= sizeof ((sim_capture *)0)->path) {
         snprintf(err, errlen, "capture: the file name is empty or longer than 255 characters");
@@ -261,7 +281,13 @@ sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port
     snprintf(c->path, sizeof c->path, "%s", path);
     c->ports = ports;
     c->ap_port = ap_port;
-    c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    c->fd = open_output(path, wait_for_reader);
+    if (c->fd < 0 && errno == ENXIO) {
+        snprintf(err, errlen, "capture %s: a FIFO nobody reads yet; start its reader first "
+                 "(wireshark -k -i %s)", path, path);
+        free(c);
+        return NULL;
+    }
     if (c->fd < 0) {
         snprintf(err, errlen, "capture %s: %s", path, strerror(errno));
         free(c);

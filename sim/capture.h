@@ -18,11 +18,12 @@ typedef struct sim_capture sim_capture;
 #define SIM_CAPTURE_LINKTYPE 147u /* LINKTYPE_USER0 */
 #define SIM_CAPTURE_HEADER 24u    /* the record header before the Greybus message */
 
-/* Opens `path` (a file, created or truncated, or a FIFO: this waits for its reader) for a
- * fabric of `ports` switch ports whose AP bridge is on `ap_port` and SVC on the last port,
- * and writes the section and interface blocks. NULL with the reason in err. */
-sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port, char *err,
-                              size_t errlen);
+/* Opens `path` (a file, created or truncated, or a FIFO) for a fabric of `ports` switch
+ * ports whose AP bridge is on `ap_port` and SVC on the last port, and writes the section and
+ * interface blocks. A FIFO without a reader is waited for when `wait_for_reader`, else
+ * refused at once (a running simulator cannot stop for one). NULL with the reason in err. */
+sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port,
+                              bool wait_for_reader, char *err, size_t errlen);
 /* Writes what is buffered now. 0, or the -errno that stopped the capture (then
  * sim_capture_error says why and what the file holds). */
 int sim_capture_flush(sim_capture *c);

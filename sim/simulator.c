@@ -100,6 +100,8 @@ static void logf_(const sim_simulator *s, sw_log_level level, const char *fmt, .
 }
 
 static void advance(sim_simulator *s, sim_time until);
+static int capture_start(sim_simulator *s, const char *path, bool wait_for_reader, char *err,
+                         size_t errlen);
 
 /* QEMU's records move the clock: to their stamps (lockstep), to the time they are read
  * (realtime). */
@@ -200,7 +202,7 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
     /* Last: opening them empties the files, which is only right once nothing else can
      * refuse the run (a second simulator started with a running one's arguments finds its
      * socket held, and must not empty its capture on the way out). */
-    if ((cfg->pcap_path && sim_simulator_capture_start(s, cfg->pcap_path, err, errlen)) ||
+    if ((cfg->pcap_path && capture_start(s, cfg->pcap_path, true, err, errlen)) ||
         (cfg->trace_path && sim_simulator_trace_start(s, cfg->trace_path, err, errlen))) {
         sim_simulator_free(s);
         return NULL;
@@ -768,14 +770,18 @@ static void observe(void *ctx, const sw_observed *ev)
         sim_trace_observe(s->trace, ev);
 }
 
-int sim_simulator_capture_start(sim_simulator *s, const char *path, char *err, size_t errlen)
+/* sim_simulator_capture_start; at start (wait_for_reader) a FIFO's reader is waited for,
+ * as docs/tracing.md tells. */
+static int capture_start(sim_simulator *s, const char *path, bool wait_for_reader, char *err,
+                         size_t errlen)
 {
     const sw_fabric_cfg *fc = sw_fabric_get_cfg(s->fabric);
     /* Started over on its own file: the running one ends first, or opening the new one
      * would empty the file under it, and its last records would land past a hole. */
     if (s->capture && sim_capture_writes_to(s->capture, path))
         sim_simulator_capture_stop(s);
-    sim_capture *c = sim_capture_open(path, fc->ports, fc->ap_port, err, errlen);
+    sim_capture *c = sim_capture_open(path, fc->ports, fc->ap_port, wait_for_reader, err,
+                                      errlen);
     if (!c) {
         logf_(s, SW_LOG_ERROR, "%s", err);
         return -EINVAL;
@@ -787,6 +793,13 @@ int sim_simulator_capture_start(sim_simulator *s, const char *path, char *err, s
     frames_observed(s);
     logf_(s, SW_LOG_INFO, "capture: every message to %s (pcapng)", path);
     return 0;
+}
+
+int sim_simulator_capture_start(sim_simulator *s, const char *path, char *err, size_t errlen)
+{
+    /* the simulator runs: waiting for a FIFO's reader would stop it, QEMU's link and the
+     * control socket with it, for as long as nobody comes */
+    return capture_start(s, path, false, err, errlen);
 }
 
 uint64_t sim_simulator_capture_stop(sim_simulator *s)

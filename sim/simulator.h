@@ -166,7 +166,8 @@ void sim_simulator_link_queue(const sim_simulator *s, sim_bridge_gblink_stats *o
 /* ---- captures (docs/tracing.md) ---- */
 
 /* Writes every message the fabric delivers or refuses to `path` as pcapng from now on,
- * replacing a running capture. 0, or -EINVAL with the reason in err (and logged). */
+ * replacing a running capture. A FIFO must have its reader already (sim_config.pcap_path,
+ * opened at start, waits for one). 0, or -EINVAL with the reason in err (and logged). */
 int sim_simulator_capture_start(sim_simulator *s, const char *path, char *err, size_t errlen);
 /* Ends a running capture; returns the messages it wrote (0 when none ran). */
 uint64_t sim_simulator_capture_stop(sim_simulator *s);

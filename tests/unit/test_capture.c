@@ -228,8 +228,8 @@ static void test_capture_refuses_bad_paths_and_survives_a_reader_leaving(void)
     CU_ASSERT_PTR_NULL(sim_local_new(&c, err, sizeof err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/dir/x.pcapng"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "No such file or directory"));
-    CU_ASSERT_PTR_NULL(sim_capture_open("", 7, 1, err, sizeof err));
-    CU_ASSERT_PTR_NULL(sim_capture_open("/tmp/x", 2, 1, err, sizeof err));
+    CU_ASSERT_PTR_NULL(sim_capture_open("", 7, 1, false, err, sizeof err));
+    CU_ASSERT_PTR_NULL(sim_capture_open("/tmp/x", 2, 1, false, err, sizeof err));
 
     /* a FIFO: the reader takes the header and leaves; the run goes on, the capture stops
      * and says why */
@@ -396,7 +396,7 @@ static void test_capture_cuts_a_message_beyond_its_block_short(void)
 {
     char path[64], err[320];
     unit_tmp_path(path, sizeof path, "capture_cut.pcapng");
-    sim_capture *cap = sim_capture_open(path, 7, 1, err, sizeof err);
+    sim_capture *cap = sim_capture_open(path, 7, 1, false, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cap);
     static uint8_t bytes[3000];
     memset(bytes, 0x5a, sizeof bytes);
@@ -557,6 +557,39 @@ static void test_capture_started_again_on_its_own_file_starts_it_over(void)
     unlink(path);
 }
 
+/* {"cmd":"capture","file":FIFO} while the simulator runs, before anyone reads the FIFO:
+ * refused at once with the reason. Waiting for a reader (as at start) stopped the whole
+ * simulator, QEMU's link and the control socket with it, for as long as nobody came. In a
+ * child, so that a wait that never ends fails the test instead of hanging it. */
+static void test_capture_to_a_fifo_nobody_reads_is_refused_while_running(void)
+{
+    char fifo[64];
+    unit_tmp_path(fifo, sizeof fifo, "capture_noreader.fifo");
+    unlink(fifo);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        alarm(5);
+        char err[320] = "";
+        sim_local *l = up(NULL);
+        if (!l)
+            _exit(90);
+        const sim_target *t = sim_local_target(l);
+        int rc = t->ops->capture(t->ctx, fifo, err, sizeof err);
+        bool said = strstr(err, "nobody reads") != NULL;
+        bool running = sim_simulator_capturing(sim_local_simulator(l));
+        sim_local_free(l);
+        _exit(rc != 0 && said && !running ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CU_ASSERT_TRUE(WIFEXITED(st)); /* not killed by the alarm: it did not wait */
+    CU_ASSERT_EQUAL(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0);
+    unlink(fifo);
+}
+
 static const unit_test capture_tests[] = {
     UNIT_TEST(test_capture_records_every_message_as_documented),
     UNIT_TEST(test_capture_refuses_bad_paths_and_survives_a_reader_leaving),
@@ -567,6 +600,7 @@ static const unit_test capture_tests[] = {
     UNIT_TEST(test_capture_of_a_running_simulator_survives_a_second_one),
     UNIT_TEST(test_capture_that_fills_the_disk_keeps_whole_blocks),
     UNIT_TEST(test_capture_started_again_on_its_own_file_starts_it_over),
+    UNIT_TEST(test_capture_to_a_fifo_nobody_reads_is_refused_while_running),
     UNIT_TESTS_END,
 };
 
