@@ -210,19 +210,48 @@ static unsigned mark_track(sim_trace *t, const char *name)
     return t->nmarks;
 }
 
-/* Text for a JSON string: quotes, backslashes and control characters escaped. */
+/* The length of the well-formed UTF-8 sequence at s (1 to 4 bytes), 0 when there is none
+ * there (a stray byte, an overlong form, a surrogate, a sequence cut short: a scenario's
+ * text cut to its buffer may end inside a character). */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+             : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (!n || (n == 2 && c < 0xc2) || c > 0xf4)
+        return 0;
+    for (size_t i = 1; i < n; i++) /* (stops at the NUL, which is no continuation byte) */
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) ||
+        (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* Text for a JSON string: quotes, backslashes and control characters escaped, and what is
+ * not UTF-8 replaced by U+FFFD (JSON is UTF-8: one bad byte makes the whole file one that
+ * parsers refuse). Cut short at a whole character when out is full. */
 static void json_text(char *out, size_t len, const char *in)
 {
     size_t o = 0;
-    for (; *in && o + 7 < len; in++) {
-        unsigned char c = (unsigned char)*in;
-        if (c == '"' || c == '\\') {
+    const unsigned char *p = (const unsigned char *)in;
+    while (*p && o + 7 < len) {
+        size_t n = utf8_len(p);
+        if (*p == '"' || *p == '\\') {
             out[o++] = '\\';
-            out[o++] = (char)c;
-        } else if (c < 0x20) {
-            o += (size_t)snprintf(out + o, len - o, "\\u%04x", c);
+            out[o++] = (char)*p++;
+        } else if (*p < 0x20) {
+            o += (size_t)snprintf(out + o, len - o, "\\u%04x", *p++);
+        } else if (!n) {
+            o += (size_t)snprintf(out + o, len - o, "\\ufffd");
+            p++;
+        } else if (o + n + 7 < len) {
+            memcpy(out + o, p, n);
+            o += n;
+            p += n;
         } else {
-            out[o++] = (char)c;
+            break;
         }
     }
     out[o] = 0;

@@ -221,11 +221,43 @@ static void test_trace_started_again_on_its_own_file_starts_it_over(void)
     unlink(path);
 }
 
+/* A mark's text is the scenario's (its log lines, its checks' names), cut to a buffer:
+ * a byte that is not UTF-8, or a character cut in two, made the whole timeline a file JSON
+ * parsers refuse. It is replaced by U+FFFD, and a cut falls between characters. */
+static void test_trace_keeps_its_json_utf8_whatever_the_marks_hold(void)
+{
+    char path[64], err[320];
+    unit_tmp_path(path, sizeof path, "trace_utf8.json");
+    sim_trace *t = sim_trace_open(path, 7, 1, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    sim_trace_mark(t, "scenario", "caf\xc3\xa9 \xff \xed\xa0\x80 end", 1000);
+    char arrows[1024] = "";
+    for (int i = 0; i < 300; i++)
+        strcat(arrows, "\xe2\x86\x92"); /* far more than a mark keeps */
+    sim_trace_mark(t, "scenario", arrows, 2000);
+    CU_ASSERT_EQUAL(sim_trace_close(t, 3000), 0);
+    JsonParser *p = json_parser_new();
+    GError *e = NULL;
+    CU_ASSERT_TRUE(json_parser_load_from_file(p, path, &e));
+    if (e)
+        g_error_free(e);
+    g_object_unref(p);
+    FILE *f = fopen(path, "r");
+    char text[8192] = "";
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = 0;
+    if (f)
+        fclose(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "caf\xc3\xa9 \\ufffd \\ufffd\\ufffd\\ufffd end"));
+    unlink(path);
+}
+
 static const unit_test trace_tests[] = {
     UNIT_TEST(test_trace_is_valid_trace_event_json_in_time_order),
     UNIT_TEST(test_trace_refuses_a_bad_path_and_closes_unanswered_operations),
     UNIT_TEST(test_trace_that_fills_the_disk_says_why),
     UNIT_TEST(test_trace_started_again_on_its_own_file_starts_it_over),
+    UNIT_TEST(test_trace_keeps_its_json_utf8_whatever_the_marks_hold),
     UNIT_TESTS_END,
 };
 
