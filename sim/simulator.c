@@ -102,6 +102,8 @@ static void logf_(const sim_simulator *s, sw_log_level level, const char *fmt, .
 static void advance(sim_simulator *s, sim_time until);
 static int capture_start(sim_simulator *s, const char *path, bool wait_for_reader, char *err,
                          size_t errlen);
+static int trace_start(sim_simulator *s, const char *path, bool wait_for_reader, char *err,
+                       size_t errlen);
 
 /* QEMU's records move the clock: to their stamps (lockstep), to the time they are read
  * (realtime). */
@@ -203,7 +205,7 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
      * refuse the run (a second simulator started with a running one's arguments finds its
      * socket held, and must not empty its capture on the way out). */
     if ((cfg->pcap_path && capture_start(s, cfg->pcap_path, true, err, errlen)) ||
-        (cfg->trace_path && sim_simulator_trace_start(s, cfg->trace_path, err, errlen))) {
+        (cfg->trace_path && trace_start(s, cfg->trace_path, true, err, errlen))) {
         sim_simulator_free(s);
         return NULL;
     }
@@ -833,14 +835,16 @@ bool sim_simulator_capturing(const sim_simulator *s)
     return s->capture != NULL;
 }
 
-int sim_simulator_trace_start(sim_simulator *s, const char *path, char *err, size_t errlen)
+/* sim_simulator_trace_start; at start (wait_for_reader) a FIFO's reader is waited for. */
+static int trace_start(sim_simulator *s, const char *path, bool wait_for_reader, char *err,
+                       size_t errlen)
 {
     const sw_fabric_cfg *fc = sw_fabric_get_cfg(s->fabric);
     /* Started over on its own file: the running one is written out first, then replaced
      * (written after the new one's open, it would mix with the new one's text). */
     if (s->trace && sim_trace_writes_to(s->trace, path))
         sim_simulator_trace_stop(s);
-    sim_trace *t = sim_trace_open(path, fc->ports, fc->ap_port, err, errlen);
+    sim_trace *t = sim_trace_open(path, fc->ports, fc->ap_port, wait_for_reader, err, errlen);
     if (!t) {
         logf_(s, SW_LOG_ERROR, "%s", err);
         return -EINVAL;
@@ -853,6 +857,11 @@ int sim_simulator_trace_start(sim_simulator *s, const char *path, char *err, siz
     frames_observed(s);
     logf_(s, SW_LOG_INFO, "trace: a timeline to %s (trace-event JSON)", path);
     return 0;
+}
+
+int sim_simulator_trace_start(sim_simulator *s, const char *path, char *err, size_t errlen)
+{
+    return trace_start(s, path, false, err, errlen); /* the simulator runs: no waiting */
 }
 
 int sim_simulator_trace_stop(sim_simulator *s)

@@ -174,7 +174,8 @@ uint64_t sim_simulator_capture_stop(sim_simulator *s);
 bool sim_simulator_capturing(const sim_simulator *s);
 
 /* Writes a timeline (trace-event JSON for ui.perfetto.dev) to `path` from now on, replacing
- * a running one. 0, or -EINVAL with the reason in err (and logged). */
+ * a running one. A FIFO must have its reader already (sim_config.trace_path, opened at
+ * start, waits for one). 0, or -EINVAL with the reason in err (and logged). */
 int sim_simulator_trace_start(sim_simulator *s, const char *path, char *err, size_t errlen);
 /* Ends it: open operations are closed as unanswered and the JSON completed. 0 or -errno. */
 int sim_simulator_trace_stop(sim_simulator *s);

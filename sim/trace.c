@@ -9,6 +9,7 @@
 #include "sim/trace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "greybus/gb_message.h"
 #include "greybus/gb_protocols.h"
@@ -361,8 +363,26 @@ operations:
           "\"ts\":%s,\"s\":\"t\"", name, PID_CONNECTIONS, track_id(t, k), ts);
 }
 
-sim_trace *sim_trace_open(const char *path, unsigned ports, unsigned ap_port, char *err,
-                          size_t errlen)
+/* The file as a stream; a FIFO without a reader is waited for, or refused (ENXIO). */
+static FILE *open_output(const char *path, bool wait_for_reader)
+{
+    struct stat st;
+    bool fifo = stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+                            (fifo && !wait_for_reader ? O_NONBLOCK : 0), 0666);
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    /* the reader is there: from now on writes wait for it */
+    FILE *f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "w") : NULL;
+    if (!f && fd >= 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+sim_trace *sim_trace_open(const char *path, unsigned ports, unsigned ap_port,
+                          bool wait_for_reader, char *err, size_t errlen)
 {
     if (!path || !*path || strlen(path) >= sizeof ((sim_trace *)0)->path) {
         snprintf(err, errlen, "trace: the file name is empty or longer than 255 characters");
@@ -394,9 +414,13 @@ sim_trace *sim_trace_open(const char *path, unsigned ports, unsigned ap_port, ch
     snprintf(t->path, sizeof t->path, "%s", path);
     t->ports = ports;
     t->ap_port = ap_port;
-    t->f = fopen(path, "w");
+    t->f = open_output(path, wait_for_reader);
     if (!t->f) {
-        snprintf(err, errlen, "trace %s: %s", path, strerror(errno));
+        if (errno == ENXIO)
+            snprintf(err, errlen, "trace %s: a FIFO nobody reads yet; start its reader "
+                     "first", path);
+        else
+            snprintf(err, errlen, "trace %s: %s", path, strerror(errno));
         free(t->tracks);
         free(t->port_bytes);
         free(t->counted_at);

@@ -18,10 +18,11 @@
 
 typedef struct sim_trace sim_trace;
 
-/* Opens `path` for a fabric of `ports` ports (AP on ap_port, SVC on the last). NULL with
- * the reason in err. */
-sim_trace *sim_trace_open(const char *path, unsigned ports, unsigned ap_port, char *err,
-                          size_t errlen);
+/* Opens `path` for a fabric of `ports` ports (AP on ap_port, SVC on the last). A FIFO
+ * without a reader is waited for when `wait_for_reader`, else refused at once (a running
+ * simulator cannot stop for one). NULL with the reason in err. */
+sim_trace *sim_trace_open(const char *path, unsigned ports, unsigned ap_port,
+                          bool wait_for_reader, char *err, size_t errlen);
 /* Closes every operation still open at `now` (marked unanswered) and writes the file: the
  * events are kept until then and written in time order, so every track's timestamps rise
  * through the file. 0, or -errno when a write failed (NULL is fine). */

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ap-model/ap.h"
@@ -135,7 +137,7 @@ static void test_trace_refuses_a_bad_path_and_closes_unanswered_operations(void)
 
     /* a request whose response never comes is still a closed slice, marked unanswered */
     unit_tmp_path(path, sizeof path, "trace2.json");
-    sim_trace *t = sim_trace_open(path, 7, 1, err, sizeof err);
+    sim_trace *t = sim_trace_open(path, 7, 1, false, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     uint8_t req[8] = { 8, 0, 0x21, 0, 0x02, 0, 0, 0 };
     gb_msg m;
@@ -171,7 +173,7 @@ static void test_trace_that_fills_the_disk_says_why(void)
 {
     char path[64], err[320];
     unit_tmp_path(path, sizeof path, "trace_full.json");
-    sim_trace *t = sim_trace_open(path, 7, 1, err, sizeof err);
+    sim_trace *t = sim_trace_open(path, 7, 1, false, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     for (int i = 0; i < 200; i++)
         sim_trace_mark(t, "scenario", "a step of the scenario, long enough to fill a file",
@@ -228,7 +230,7 @@ static void test_trace_keeps_its_json_utf8_whatever_the_marks_hold(void)
 {
     char path[64], err[320];
     unit_tmp_path(path, sizeof path, "trace_utf8.json");
-    sim_trace *t = sim_trace_open(path, 7, 1, err, sizeof err);
+    sim_trace *t = sim_trace_open(path, 7, 1, false, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     sim_trace_mark(t, "scenario", "caf\xc3\xa9 \xff \xed\xa0\x80 end", 1000);
     char arrows[1024] = "";
@@ -252,12 +254,45 @@ static void test_trace_keeps_its_json_utf8_whatever_the_marks_hold(void)
     unlink(path);
 }
 
+/* {"cmd":"trace","file":FIFO} while the simulator runs, before anyone reads the FIFO:
+ * refused at once. Waiting for a reader stopped the whole simulator. In a child, so that a
+ * wait that never ends fails the test instead of hanging it. */
+static void test_trace_to_a_fifo_nobody_reads_is_refused_while_running(void)
+{
+    char fifo[64];
+    unit_tmp_path(fifo, sizeof fifo, "trace_noreader.fifo");
+    unlink(fifo);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        alarm(5);
+        char err[320] = "";
+        sim_local_config c = { .sim = { .num_slots = 2 }, .ap = SIM_LOCAL_TEST_AP };
+        sim_local *l = sim_local_new(&c, err, sizeof err);
+        if (!l)
+            _exit(90);
+        const sim_target *t = sim_local_target(l);
+        int rc = t->ops->trace(t->ctx, fifo, err, sizeof err);
+        bool said = strstr(err, "nobody reads") != NULL;
+        sim_local_free(l);
+        _exit(rc != 0 && said ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CU_ASSERT_TRUE(WIFEXITED(st)); /* not killed by the alarm: it did not wait */
+    CU_ASSERT_EQUAL(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0);
+    unlink(fifo);
+}
+
 static const unit_test trace_tests[] = {
     UNIT_TEST(test_trace_is_valid_trace_event_json_in_time_order),
     UNIT_TEST(test_trace_refuses_a_bad_path_and_closes_unanswered_operations),
     UNIT_TEST(test_trace_that_fills_the_disk_says_why),
     UNIT_TEST(test_trace_started_again_on_its_own_file_starts_it_over),
     UNIT_TEST(test_trace_keeps_its_json_utf8_whatever_the_marks_hold),
+    UNIT_TEST(test_trace_to_a_fifo_nobody_reads_is_refused_while_running),
     UNIT_TESTS_END,
 };
 
