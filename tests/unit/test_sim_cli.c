@@ -188,11 +188,21 @@ static void test_without_a_signal_descriptor_the_signals_still_work(void)
     CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
 }
 
+/* --seed takes 32 bits: a larger number is refused with the range, not "want a number". */
+static void test_a_seed_beyond_32_bits_is_refused_with_its_range(void)
+{
+    child c;
+    start_with(&c, "sim_cli_seed.sock", "sim_cli_seed_control.sock", "--seed", "4294967296");
+    CU_ASSERT_EQUAL(finish(&c, 3000), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--seed 4294967296: want a number from 0 to 4294967295"));
+}
+
 static const unit_test sim_cli_tests[] = {
     UNIT_TEST(test_a_line_written_in_pieces_neither_blocks_nor_is_lost),
     UNIT_TEST(test_a_line_too_long_is_refused_whole),
     UNIT_TEST(test_a_held_control_socket_is_refused_before_any_file_is_emptied),
     UNIT_TEST(test_without_a_signal_descriptor_the_signals_still_work),
+    UNIT_TEST(test_a_seed_beyond_32_bits_is_refused_with_its_range),
     UNIT_TESTS_END,
 };
 
