@@ -34,6 +34,11 @@ static int run(const char *first, ...)
     pid_t pid = fork();
     if (pid == 0) {
         alarm(30); /* a case let through must not hang the suite */
+        /* gbvp's data (the catalog, the scripts) is the source tree the tests run in: a
+         * test binary's own place (build/asan/tests/) is not where a program finds it */
+        char cwd[4096];
+        if (getcwd(cwd, sizeof cwd))
+            setenv("GBVP_DATADIR", cwd, 1);
         if (!freopen(path, "w", stdout) || dup2(fileno(stdout), STDERR_FILENO) < 0)
             _exit(99);
         int rc = cmd_run_main(argc, argv);
