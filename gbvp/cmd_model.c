@@ -2,6 +2,7 @@
 #include "gbvp/cmd_model.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,13 @@ static int check_out_paths(const char *json, const char *csv, const char *series
     if (is_stdout(json) + is_stdout(csv) + is_stdout(series) > 1) {
         fprintf(stderr, "gbvp model: only one of --json, --csv and --series can be '-' "
                         "(standard output): two tables there would be one unreadable stream\n");
+        return -1;
+    }
+    const char *names[] = { "--json", "--csv", "--series" };
+    const char *paths[] = { json, csv, series };
+    char why[PATH_MAX + 96];
+    if (sim_out_files_distinct(names, paths, 3, why, sizeof why)) {
+        fprintf(stderr, "gbvp model: %s\n", why);
         return -1;
     }
     return (json && check_out_path("--json", json, false)) ||

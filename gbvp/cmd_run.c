@@ -1021,6 +1021,16 @@ int cmd_run_main(int argc, char **argv)
         free(r);
         return rc;
     }
+    {
+        const char *names[] = { "--tap", "--junit", "--pcap", "--trace" };
+        const char *paths[] = { r->o.tap, r->o.junit, r->o.pcap, r->o.trace };
+        char why[PATH_MAX + 96];
+        if (sim_out_files_distinct(names, paths, 4, why, sizeof why)) {
+            fprintf(stderr, "gbvp run: %s\n", why);
+            free(r);
+            return 2;
+        }
+    }
     /* --tap is written as the run goes, so it is emptied only once every check passed:
      * here it is only tried (opened without emptying, removed again if this made it) */
     int to = r->o.tap ? sim_out_file_try(r->o.tap) : 0;

@@ -295,6 +295,14 @@ int cmd_scenario_main(int argc, char **argv)
                 "serves its own control socket: give FILE, and no --control\n");
         return 2;
     }
+    {
+        const char *names[] = { "--tap", "--junit", "--pcap", "--trace" };
+        const char *paths[] = { tap_path, junit, pcap, trace };
+        if (sim_out_files_distinct(names, paths, 4, err, sizeof err)) {
+            fprintf(stderr, "gbvp scenario: %s\n", err);
+            return 2;
+        }
+    }
     char found[PATH_MAX], catalog_buf[PATH_MAX], rundir[PATH_MAX] = "";
     char link_buf[PATH_MAX + 16];
     if (file && sim_paths_scenario(file, found, sizeof found, err, sizeof err)) {

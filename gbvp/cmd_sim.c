@@ -447,6 +447,15 @@ int cmd_sim_main(int argc, char **argv)
             return 2;
         }
 
+    {
+        const char *names[] = { "--stats", "--pcap", "--trace" };
+        const char *paths[] = { stats_path, cfg.sim.pcap_path, cfg.sim.trace_path };
+        char why[PATH_MAX + 96];
+        if (sim_out_files_distinct(names, paths, 3, why, sizeof why)) {
+            fprintf(stderr, "gbvp sim: %s\n", why);
+            return 2;
+        }
+    }
     if (stats_path && cfg.sim.timing == SW_TIMING_DIRECT) {
         fprintf(stderr, "gbvp sim: --stats %s: --timing off keeps no model statistics\n",
                 stats_path);

@@ -4,6 +4,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,4 +83,53 @@ void sim_out_file_abandon(sim_out_file *o)
     o->f = NULL;
     if (o->created)
         unlink(o->path);
+}
+
+/* PATH with its folder resolved (symbolic links, "..", "."), into out; false when the
+ * folder does not resolve (the open would refuse it then anyway). */
+static bool resolved(const char *path, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    char real[PATH_MAX];
+    if (!realpath(dir, real))
+        return false;
+    int n = snprintf(out, size, "%s/%s", real, slash ? slash + 1 : path);
+    return n >= 0 && (size_t)n < size;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    bool exist = stat(a, &sa) == 0 && stat(b, &sb) == 0;
+    if (exist && S_ISCHR(sa.st_mode) && S_ISCHR(sb.st_mode))
+        return false; /* /dev/null, a terminal: writers do not spoil each other's output */
+    if (!strcmp(a, b))
+        return true;
+    if (exist)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char ra[PATH_MAX], rb[PATH_MAX];
+    return resolved(a, ra, sizeof ra) && resolved(b, rb, sizeof rb) && !strcmp(ra, rb);
+}
+
+int sim_out_files_distinct(const char *const *names, const char *const *paths, size_t n,
+                           char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            if (!paths[i] || !paths[j] || !strcmp(paths[i], "-") || !strcmp(paths[j], "-"))
+                continue;
+            if (same_file(paths[i], paths[j])) {
+                snprintf(err, errlen, "%s and %s name the same file (%s): give each its own",
+                         names[i], names[j], paths[j]);
+                return -1;
+            }
+        }
+    return 0;
 }

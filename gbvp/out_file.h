@@ -34,4 +34,13 @@ int sim_out_file_write(sim_out_file *o, int (*write)(FILE *f, void *ctx), void *
  * Does nothing when it is not open. */
 void sim_out_file_abandon(sim_out_file *o);
 
+/* The output files a command was given (`names[i]` is the option, `paths[i]` its file or
+ * NULL when not given; "-", standard output, is left to the command): 0 when they are n
+ * different files, else -1 with "--a and --b name the same file (path)" in err. Two
+ * writers of one file would leave a mix of both, and the run's results lost with it. The
+ * same file is the same path after resolving the folder (the file itself may not exist
+ * yet), or one existing file under two names. */
+int sim_out_files_distinct(const char *const *names, const char *const *paths, size_t n,
+                           char *err, size_t errlen);
+
 #endif

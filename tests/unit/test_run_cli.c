@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gbvp/cmd_run.h"
+#include "gbvp/out_file.h"
 #include "tests/unit/unit.h"
 
 static char out[8192];
@@ -98,9 +99,52 @@ static void test_run_refuses_capture_options_at_start(void)
     CU_ASSERT_NOT_EQUAL(access(pcap, F_OK), 0); /* nothing left behind */
 }
 
+/* Two outputs naming one file, however it is spelt: two writers would leave a mix of both
+ * (gbvp sim, scenario, run and model refuse it through sim_out_files_distinct). */
+static void test_outputs_naming_one_file_are_refused(void)
+{
+    char a[64], b[64], dotted[160], err[512];
+    unit_tmp_path(a, sizeof a, "out_a.json");
+    unit_tmp_path(b, sizeof b, "out_b.json");
+    /* the folder spelt another way: /tmp/gbvp-unit-X/./../gbvp-unit-X/out_a.json */
+    const char *dir_name = strrchr(a, '/');
+    char parent_name[64];
+    snprintf(parent_name, sizeof parent_name, "%.*s", (int)(dir_name - a), a);
+    snprintf(dotted, sizeof dotted, "%s/./../%s/out_a.json", parent_name,
+             strrchr(parent_name, '/') + 1);
+    const char *names[] = { "--pcap", "--trace", "--stats" };
+    const char *same[] = { a, dotted, NULL };
+    CU_ASSERT_EQUAL(sim_out_files_distinct(names, same, 3, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--pcap and --trace name the same file"));
+    const char *apart[] = { a, b, NULL };
+    CU_ASSERT_EQUAL(sim_out_files_distinct(names, apart, 3, err, sizeof err), 0);
+    /* one existing file under two names (a hard link) */
+    FILE *f = fopen(a, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("kept", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(link(a, b), 0);
+    CU_ASSERT_EQUAL(sim_out_files_distinct(names, apart, 3, err, sizeof err), -1);
+    /* /dev/null for two outputs is fine, and standard output is left to the command */
+    const char *devnull[] = { "/dev/null", "/dev/null", "-" };
+    CU_ASSERT_EQUAL(sim_out_files_distinct(names, devnull, 3, err, sizeof err), 0);
+    /* gbvp run refuses it at start and leaves the file as it was */
+    CU_ASSERT_EQUAL(run("--pcap", a, "--trace", dotted, STAND_INS, NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--pcap and --trace name the same file"));
+    f = fopen(a, "r");
+    char got[8] = "";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_PTR_NOT_NULL(fgets(got, sizeof got, f));
+    fclose(f);
+    CU_ASSERT_STRING_EQUAL(got, "kept");
+    unlink(a);
+    unlink(b);
+}
+
 static const unit_test run_cli_tests[] = {
     UNIT_TEST(test_run_refuses_a_wrapper_of_too_many_words),
     UNIT_TEST(test_run_refuses_capture_options_at_start),
+    UNIT_TEST(test_outputs_naming_one_file_are_refused),
     UNIT_TESTS_END,
 };
 
