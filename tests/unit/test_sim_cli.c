@@ -25,10 +25,11 @@ typedef struct child {
     char out_path[64];
 } child;
 
-/* gbvp sim --link LINK --control CONTROL --clock unpaced --slots 1 [MORE...], its standard
- * input a pipe (c->in), its output into a file of its own. */
+/* gbvp sim --link LINK --control CONTROL --clock unpaced --slots 1 [MORE...] (MORE a NULL-
+ * terminated list, or NULL), its standard input a pipe (c->in), its output into a file of
+ * its own. */
 static void start_with(child *c, const char *link_name, const char *control_name,
-                       const char *more1, const char *more2)
+                       const char *const *more)
 {
     char link[64], control[64];
     unit_tmp_path(link, sizeof link, link_name);
@@ -52,9 +53,13 @@ static void start_with(child *c, const char *link_name, const char *control_name
         if (dup2(p[0], STDIN_FILENO) < 0 || !freopen(c->out_path, "w", stdout) ||
             dup2(fileno(stdout), STDERR_FILENO) < 0)
             _exit(99);
-        char *argv[] = { "sim", "--link", link, "--control", control, "--clock", "unpaced",
-                         "--slots", "1", (char *)more1, (char *)more2, NULL };
-        int rc = cmd_sim_main(more1 ? 11 : 9, argv);
+        char *argv[16] = { "sim", "--link", link, "--control", control, "--clock", "unpaced",
+                           "--slots", "1" };
+        int argc = 9;
+        for (; more && *more && argc < 15; more++)
+            argv[argc++] = (char *)*more;
+        argv[argc] = NULL;
+        int rc = cmd_sim_main(argc, argv);
         fflush(NULL);
         _exit(rc);
     }
@@ -64,7 +69,7 @@ static void start_with(child *c, const char *link_name, const char *control_name
 
 static void start(child *c)
 {
-    start_with(c, "sim_cli.sock", "sim_cli_control.sock", NULL, NULL);
+    start_with(c, "sim_cli.sock", "sim_cli_control.sock", NULL);
 }
 
 static void say(child *c, const char *text)
@@ -155,7 +160,8 @@ static void test_a_held_control_socket_is_refused_before_any_file_is_emptied(voi
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fputs("an earlier capture", f);
     fclose(f);
-    start_with(&second, "sim_cli_2.sock", "sim_cli_control.sock", "--pcap", pcap);
+    start_with(&second, "sim_cli_2.sock", "sim_cli_control.sock",
+               (const char *[]){ "--pcap", pcap, NULL });
     CU_ASSERT_EQUAL(finish(&second, 3000), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "held by a running simulator"));
     struct stat st;
@@ -197,9 +203,32 @@ static void test_without_a_signal_descriptor_the_signals_still_work(void)
 static void test_a_seed_beyond_32_bits_is_refused_with_its_range(void)
 {
     child c;
-    start_with(&c, "sim_cli_seed.sock", "sim_cli_seed_control.sock", "--seed", "4294967296");
+    start_with(&c, "sim_cli_seed.sock", "sim_cli_seed_control.sock",
+               (const char *[]){ "--seed", "4294967296", NULL });
     CU_ASSERT_EQUAL(finish(&c, 3000), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "--seed 4294967296: want a number from 0 to 4294967295"));
+}
+
+/* Options that cannot go together are bad usage (status 2), refused before anything
+ * starts, not a failed start (status 1) found by the simulator. */
+static void test_options_that_do_not_go_together_are_bad_usage(void)
+{
+    child c;
+    start_with(&c, "sim_cli_ber.sock", "sim_cli_ber_control.sock",
+               (const char *[]){ "--timing", "message", "--ber", "1e-6", NULL });
+    CU_ASSERT_EQUAL(finish(&c, 3000), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--ber: bit errors need the frame-level timing"));
+    start_with(&c, "sim_cli_frames.sock", "sim_cli_frames_control.sock",
+               (const char *[]){ "--pcap-frames", NULL });
+    CU_ASSERT_EQUAL(finish(&c, 3000), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--pcap-frames: frames in captures need a capture"));
+    char a[64];
+    unit_tmp_path(a, sizeof a, "sim_cli_same.pcapng");
+    start_with(&c, "sim_cli_same.sock", "sim_cli_same_control.sock",
+               (const char *[]){ "--pcap", a, "--trace", a, NULL });
+    CU_ASSERT_EQUAL(finish(&c, 3000), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--pcap and --trace name the same file"));
+    CU_ASSERT_NOT_EQUAL(access(a, F_OK), 0); /* nothing made */
 }
 
 static const unit_test sim_cli_tests[] = {
@@ -208,6 +237,7 @@ static const unit_test sim_cli_tests[] = {
     UNIT_TEST(test_a_held_control_socket_is_refused_before_any_file_is_emptied),
     UNIT_TEST(test_without_a_signal_descriptor_the_signals_still_work),
     UNIT_TEST(test_a_seed_beyond_32_bits_is_refused_with_its_range),
+    UNIT_TEST(test_options_that_do_not_go_together_are_bad_usage),
     UNIT_TESTS_END,
 };
 
