@@ -305,6 +305,55 @@ static void build_plain(net *x, unsigned arg)
     }
 }
 
+/* A two-node link drawn from `arg` (a seed): payload size, BER, E2EFC, a flow back,
+ * queue depth, credits, acknowledgement threshold, window, gear and lanes, each varied or
+ * left at its default, so the comparisons reach combinations the named cases do not. */
+static uint64_t draw(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static const unsigned random_sizes[] = { 1, 8, 50, 64, 200, 256, 286, 287, 300, 572, 1000,
+                                         1024, 2048, 3000, 5000 };
+#define RANDOM_SIZES (sizeof random_sizes / sizeof random_sizes[0])
+
+static void build_random(net *x, unsigned arg)
+{
+    uint64_t st = arg;
+    up_dl_params dl = up_dl_params_default();
+    if (draw(&st) % 3 == 0)
+        dl.rx_credits[0] = dl.rx_credits[1] = 9 + (unsigned)(draw(&st) % 200);
+    if (draw(&st) % 3 == 0)
+        dl.out_ack_threshold = (unsigned)(draw(&st) % 16);
+    if (draw(&st) % 4 == 0)
+        dl.tx_window = 1 + (unsigned)(draw(&st) % 16);
+    up_node *a = add_node(x, 1, &dl), *b = add_node(x, 2, &dl);
+    up_link_cfg lc = up_link_cfg_default();
+    static const double bers[] = { 0, 0, 0, 0, 1e-7, 1e-6, 1e-5 };
+    lc.faults.ber = bers[draw(&st) % 7];
+    lc.faults.seed = draw(&st) % 100;
+    if (draw(&st) % 3 == 0)
+        lc.phy = (up_phy_cfg){ UP_PHY_HS, (uint8_t)(1 + draw(&st) % 4), UP_SERIES_B,
+                               (uint8_t)(1 + draw(&st) % 4) };
+    char err[128];
+    up_link *l = up_link_new(x->env, up_node_port(a), up_node_port(b), &lc, err, sizeof err);
+    CU_ASSERT_FATAL(l != NULL);
+    x->l[x->nl++] = l;
+    bool e2efc = draw(&st) % 3 == 0;
+    up_traffic_cfg tc = { .kind = UP_TRAFFIC_SATURATE, .header = 8, .depth = 2 };
+    tc.size = random_sizes[draw(&st) % RANDOM_SIZES];
+    if (draw(&st) % 2 == 0)
+        tc.depth = 1 + (unsigned)(draw(&st) % 4);
+    add_flow(x, a, 0, b, 1, &tc, e2efc, 0);
+    if (draw(&st) % 3 == 0) {
+        tc.size = random_sizes[draw(&st) % RANDOM_SIZES];
+        add_flow(x, b, 2, a, 3, &tc, e2efc, 0);
+    }
+}
+
 /* ---- running and writing out ------------------------------------------------------------ */
 
 static void dump_hist(FILE *o, const char *name, const up_hist *h)
@@ -536,6 +585,23 @@ static void test_comparison_sees_a_one_picosecond_change(void)
     teardown(&x);
 }
 
+/* Random two-node links (build_random), run for 0.3 to 6.3 ms in 1 to 5 parts: identical
+ * in both modes, and period skipping takes place in many of them. */
+static void test_random_links_are_identical_in_both_modes(void)
+{
+    unsigned same = 0, skipping = 0, n = 200;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t st = 1000 + i;
+        sim_time until = SIM_US(300 + draw(&st) % 6000);
+        unsigned parts = 1 + (unsigned)(draw(&st) % 5);
+        same += same_in_both_modes("random", build_random, 1000 + i, until, parts);
+        skipping += skipped_events(build_random, 1000 + i, until) > 0;
+    }
+    fprintf(stderr, "  [%u of %u identical, %u with skips] ", same, n, skipping);
+    CU_ASSERT_EQUAL(same, n);
+    CU_ASSERT(skipping >= n / 4);
+}
+
 static void test_links_without_observers_are_identical_in_both_modes(void)
 {
     for (unsigned arg = 0; arg < 15; arg++)
@@ -556,6 +622,7 @@ static const unit_test identity_tests[] = {
     UNIT_TEST(test_switch_with_tc1_rr_credits_and_faults_is_identical_in_both_modes),
     UNIT_TEST(test_switch14_permutation_is_identical_in_both_modes),
     UNIT_TEST(test_links_without_observers_are_identical_in_both_modes),
+    UNIT_TEST(test_random_links_are_identical_in_both_modes),
     UNIT_TESTS_END,
 };
 
