@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,14 @@ int vm_store_fill(vm_store *s, uint64_t off, uint8_t byte, uint64_t len)
             return -ERANGE;
         return memory_fill(s, off, byte, (size_t)len);
     }
+    /* Zeros (an SD erase or discard) are punched out of the file as a hole where its file
+     * system can: a guest erasing a large card then neither fills the host's disk with
+     * zeros nor holds the simulator for as long as writing them would take. They read back
+     * as zeros either way; otherwise, or for another byte, they are written. */
+    if (byte == 0 && len && len <= (uint64_t)INT64_MAX - off &&
+        fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+                  (off_t)len) == 0)
+        return 0;
     uint8_t chunk[4096];
     memset(chunk, byte, sizeof chunk);
     while (len) {

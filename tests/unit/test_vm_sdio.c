@@ -2,9 +2,11 @@
 // SDIO handler and SD card model, driven as 6.1's gb-sdio (drivers/staging/greybus/sdio.c)
 // and MMC core (drivers/mmc/core/{core,sd,sd_ops,mmc_ops,sdio_ops,block}.c) drive them.
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "greybus/gb_protocols.h"
@@ -863,6 +865,39 @@ static void test_sd_card_power_up_needs_cmd8_and_hcs(void)
     vm_sd_card_free(c);
 }
 
+/* Zeros filled into an image file (an SD erase or discard) become a hole where the file
+ * system can punch one: erasing most of a sparse 64 MiB image allocates nothing, and the
+ * bytes around the range keep their values. */
+static void test_store_fills_zeros_of_a_file_as_a_hole(void)
+{
+    char path[64], err[256];
+    unit_tmp_path(path, sizeof path, "sparse.img");
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_EQUAL_FATAL(ftruncate(fd, 64 * MIB), 0);
+    bool holes = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096) == 0;
+    close(fd);
+    vm_store *st = vm_store_file(path, 0, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+    uint8_t pattern[4096], back[4096];
+    memset(pattern, 0x5a, sizeof pattern);
+    CU_ASSERT_EQUAL(vm_store_write(st, MIB, pattern, sizeof pattern), 0);
+    CU_ASSERT_EQUAL(vm_store_write(st, 40 * MIB, pattern, sizeof pattern), 0);
+    struct stat before, after;
+    CU_ASSERT_EQUAL(stat(path, &before), 0);
+    CU_ASSERT_EQUAL(vm_store_fill(st, MIB + 512, 0, 39 * MIB - 512), 0);
+    CU_ASSERT_EQUAL(stat(path, &after), 0);
+    CU_ASSERT_EQUAL(vm_store_read(st, MIB, back, sizeof back), 0);
+    CU_ASSERT_TRUE(back[0] == 0x5a && back[511] == 0x5a && back[512] == 0 && back[4095] == 0);
+    CU_ASSERT_EQUAL(vm_store_read(st, 40 * MIB, back, sizeof back), 0);
+    CU_ASSERT_EQUAL(memcmp(back, pattern, sizeof back), 0);
+    CU_ASSERT_EQUAL(after.st_size, 64 * MIB);
+    if (holes) /* (writing 39 MiB of zeros would allocate some 80 000 sectors) */
+        CU_ASSERT_TRUE(after.st_blocks <= before.st_blocks);
+    vm_store_free(st);
+    unlink(path);
+}
+
 static void test_sd_card_erase_write_protect_and_block_count(void)
 {
     uint16_t rca;
@@ -947,6 +982,7 @@ const unit_test vmt_sdio_tests[] = {
     UNIT_TEST(test_sd_card_illegal_commands_are_silent_and_reported_next),
     UNIT_TEST(test_sd_card_power_up_needs_cmd8_and_hcs),
     UNIT_TEST(test_sd_card_erase_write_protect_and_block_count),
+    UNIT_TEST(test_store_fills_zeros_of_a_file_as_a_hole),
     UNIT_TEST(test_sd_card_sizes_outside_the_csd_units_are_refused),
     UNIT_TESTS_END,
 };
