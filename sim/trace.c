@@ -136,10 +136,14 @@ static void us(char *buf, size_t len, sim_time ps)
     snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, ps / 1000000u, ps % 1000000u);
 }
 
+static void json_text(char *out, size_t len, const char *in);
+
 static void name_thread(sim_trace *t, int pid, unsigned tid, const char *name)
 {
+    char esc[256]; /* (a mark's track is named by its caller: escaped like any text) */
+    json_text(esc, sizeof esc, name);
     event(t, 0, 'M', "\"name\":\"thread_name\",\"pid\":%d,\"tid\":%u,\"args\":{\"name\":\"%s\"}",
-          pid, tid, name);
+          pid, tid, esc);
 }
 
 static const char *port_name(const sim_trace *t, unsigned port, char *buf, size_t len)

@@ -254,6 +254,25 @@ static void test_trace_keeps_its_json_utf8_whatever_the_marks_hold(void)
     unlink(path);
 }
 
+/* A mark's track is named by its caller: a quote, a backslash or a newline in that name is
+ * escaped as in any text, and the timeline stays JSON. */
+static void test_trace_escapes_a_mark_track_name(void)
+{
+    char path[64], err[320];
+    unit_tmp_path(path, sizeof path, "trace_track.json");
+    sim_trace *t = sim_trace_open(path, 7, 1, false, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    sim_trace_mark(t, "my \"track\"\\\n", "x", 1000);
+    CU_ASSERT_EQUAL(sim_trace_close(t, 2000), 0);
+    JsonParser *p = json_parser_new();
+    GError *e = NULL;
+    CU_ASSERT_TRUE(json_parser_load_from_file(p, path, &e));
+    if (e)
+        g_error_free(e);
+    g_object_unref(p);
+    unlink(path);
+}
+
 /* {"cmd":"trace","file":FIFO} while the simulator runs, before anyone reads the FIFO:
  * refused at once. Waiting for a reader stopped the whole simulator. In a child, so that a
  * wait that never ends fails the test instead of hanging it. */
@@ -292,6 +311,7 @@ static const unit_test trace_tests[] = {
     UNIT_TEST(test_trace_that_fills_the_disk_says_why),
     UNIT_TEST(test_trace_started_again_on_its_own_file_starts_it_over),
     UNIT_TEST(test_trace_keeps_its_json_utf8_whatever_the_marks_hold),
+    UNIT_TEST(test_trace_escapes_a_mark_track_name),
     UNIT_TEST(test_trace_to_a_fifo_nobody_reads_is_refused_while_running),
     UNIT_TESTS_END,
 };
