@@ -411,7 +411,7 @@ static bool start_sim(run_ctx *r)
     char quantum[24], seed[24];
     if (r->o.lockstep) {
         snprintf(quantum, sizeof quantum, "%u", r->o.quantum_ns);
-        snprintf(seed, sizeof seed, "%llu", (unsigned long long)(r->o.seed & 0xffffffffu));
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->o.seed);
         const char *ls[] = { "--clock", "lockstep", "--held", "--quantum", quantum, "--seed",
                              seed };
         for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)

@@ -68,7 +68,7 @@ static void usage(FILE *out)
             "  --series A|B          HS rate series for a gear given without one (default A)\n"
             "  --lanes N             lanes per link, 1 (default) or 2\n"
             "  --ber RATE            bit error rate on every link (default 0)\n"
-            "  --seed N              seed of the fault generators, 0..4294967295 (default 1)\n"
+            "  --seed N              seed of the fault generators, 0..2^63-1 (default 1)\n"
             "  --stats FILE          write the timing model's statistics as JSON at exit (the\n"
             "                        file is opened at start: a path that cannot be written\n"
             "                        is refused before the run; not with --timing off)\n"
@@ -359,13 +359,11 @@ int cmd_sim_main(int argc, char **argv)
                 return 2;
             }
         } else if (!strcmp(a, "--seed")) {
-            unsigned seed;
-            if (parse_uint(v, 0xffffffffu, &seed)) {
-                fprintf(stderr, "gbvp sim: --seed %s: want a number from 0 to 4294967295\n",
-                        v);
+            if (!sim_cli_seed(v, &cfg.sim.seed)) {
+                fprintf(stderr, "gbvp sim: --seed %s: want a number from 0 to 2^63-1 "
+                        "(9223372036854775807)\n", v);
                 return 2;
             }
-            cfg.sim.seed = seed;
         } else if (!strcmp(a, "--quantum") || !strcmp(a, "--quantum-max")) {
             unsigned ns;
             if (parse_uint(v, 1000000000u, &ns) || ns < 1000) {

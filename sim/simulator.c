@@ -211,9 +211,13 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
     }
     char mode[32];
     up_phy_cfg_name(&s->cfg.link, mode, sizeof mode);
+    char faults[96] = "";
+    if (s->cfg.timing && s->cfg.ber > 0) /* (the seed, so that a run can be told again) */
+        snprintf(faults, sizeof faults, " with bit errors (BER %g, seed %llu)", s->cfg.ber,
+                 (unsigned long long)(s->cfg.seed ? s->cfg.seed : 1));
     logf_(s, SW_LOG_INFO, "gbvp sim: clock %s, timing %s%s%s%s", sim_clock_name(s->cfg.clock),
           sw_timing_name(s->cfg.timing), s->cfg.timing ? ", links " : "",
-          s->cfg.timing ? mode : "", s->cfg.timing && s->cfg.ber > 0 ? " with bit errors" : "");
+          s->cfg.timing ? mode : "", faults);
     if (s->lockstep)
         logf_(s, SW_LOG_INFO, "gbvp sim: lockstep quantum %llu ns, longest grant %llu ns",
               (unsigned long long)s->cfg.lockstep.quantum_ns,

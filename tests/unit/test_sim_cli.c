@@ -199,14 +199,22 @@ static void test_without_a_signal_descriptor_the_signals_still_work(void)
     CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
 }
 
-/* --seed takes 32 bits: a larger number is refused with the range, not "want a number". */
+/* --seed takes 0..2^63-1, as gbvp run's (which passes it on in lockstep): a larger number is
+ * refused with the range, and one beyond 32 bits is taken whole. */
 static void test_a_seed_beyond_32_bits_is_refused_with_its_range(void)
 {
     child c;
     start_with(&c, "sim_cli_seed.sock", "sim_cli_seed_control.sock",
-               (const char *[]){ "--seed", "4294967296", NULL });
+               (const char *[]){ "--seed", "9223372036854775808", NULL });
     CU_ASSERT_EQUAL(finish(&c, 3000), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--seed 4294967296: want a number from 0 to 4294967295"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "--seed 9223372036854775808: want a number from 0 to "
+                                       "2^63-1"));
+    start_with(&c, "sim_cli_seed33.sock", "sim_cli_seed33_control.sock",
+               (const char *[]){ "--seed", "4294967297", "--ber", "1e-6", NULL });
+    pause_ms(300);
+    kill(c.pid, SIGTERM); /* its clean stop */
+    CU_ASSERT_EQUAL(finish(&c, 5000), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "with bit errors (BER 1e-06, seed 4294967297)"));
 }
 
 /* Options that cannot go together are bad usage (status 2), refused before anything
