@@ -191,6 +191,23 @@ static void test_trace_that_fills_the_disk_says_why(void)
     unlink(path);
 }
 
+
+/* Whether the timeline at path is JSON json-glib reads; its first bytes into text. */
+static bool timeline_parses(const char *path, char *text, size_t size)
+{
+    JsonParser *p = json_parser_new();
+    GError *e = NULL;
+    bool ok = json_parser_load_from_file(p, path, &e);
+    if (e)
+        g_error_free(e);
+    g_object_unref(p);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, size - 1, f) : 0;
+    text[n] = 0;
+    if (f)
+        fclose(f);
+    return ok;
+}
 /* {"cmd":"trace","file":P} while a timeline to P runs: the new one replaces it. Opening the
  * new one first left both writing from the start of P at their ends: a shorter new
  * timeline over the tail of the old one, no longer JSON. */
@@ -209,15 +226,8 @@ static void test_trace_started_again_on_its_own_file_starts_it_over(void)
     CU_ASSERT_EQUAL(t->ops->trace(t->ctx, path, err, sizeof err), 0);
     sim_simulator_trace_mark(s, "scenario", "the second timeline");
     sim_local_free(l);
-    JsonParser *p = json_parser_new();
-    CU_ASSERT_TRUE(json_parser_load_from_file(p, path, NULL));
-    g_object_unref(p);
-    FILE *f = fopen(path, "r");
-    char text[8192] = "";
-    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    text[n] = 0;
-    if (f)
-        fclose(f);
+    char text[8192];
+    CU_ASSERT_TRUE(timeline_parses(path, text, sizeof text));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "the second timeline"));
     CU_ASSERT_PTR_NULL(strstr(text, "a step of the first timeline"));
     unlink(path);
@@ -238,18 +248,8 @@ static void test_trace_keeps_its_json_utf8_whatever_the_marks_hold(void)
         strcat(arrows, "\xe2\x86\x92"); /* far more than a mark keeps */
     sim_trace_mark(t, "scenario", arrows, 2000);
     CU_ASSERT_EQUAL(sim_trace_close(t, 3000), 0);
-    JsonParser *p = json_parser_new();
-    GError *e = NULL;
-    CU_ASSERT_TRUE(json_parser_load_from_file(p, path, &e));
-    if (e)
-        g_error_free(e);
-    g_object_unref(p);
-    FILE *f = fopen(path, "r");
-    char text[8192] = "";
-    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    text[n] = 0;
-    if (f)
-        fclose(f);
+    char text[8192];
+    CU_ASSERT_TRUE(timeline_parses(path, text, sizeof text));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "caf\xc3\xa9 \\ufffd \\ufffd\\ufffd\\ufffd end"));
     unlink(path);
 }
@@ -264,12 +264,8 @@ static void test_trace_escapes_a_mark_track_name(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     sim_trace_mark(t, "my \"track\"\\\n", "x", 1000);
     CU_ASSERT_EQUAL(sim_trace_close(t, 2000), 0);
-    JsonParser *p = json_parser_new();
-    GError *e = NULL;
-    CU_ASSERT_TRUE(json_parser_load_from_file(p, path, &e));
-    if (e)
-        g_error_free(e);
-    g_object_unref(p);
+    char text[4096];
+    CU_ASSERT_TRUE(timeline_parses(path, text, sizeof text));
     unlink(path);
 }
 
