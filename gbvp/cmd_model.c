@@ -35,7 +35,10 @@ static void usage(FILE *out)
             "  --quiet           no text summary (it goes to stderr when a table goes to '-')\n"
             "  --timing LEVEL    frame (default): every frame, AFC, credit and replay; message:\n"
             "                    one event per message, much faster; saturate, cbr, poisson\n"
-            "                    and rr flows with e2efc=off, no faults (as gbvp sim --timing)\n"
+            "                    and rr flows with e2efc=off, no faults (as gbvp sim --timing);\n"
+            "                    per-frame: the frame level's reference path, one event per\n"
+            "                    frame with no batching or period skipping: slower, and the\n"
+            "                    same results as frame (a cross-check)\n"
             "  --sweep NAME=V1,V2,...  run every combination of the values (repeatable); NAME\n"
             "                    is a flag below (gear, lanes, traffic, size, rate, ber),\n"
             "                    duration, timing, or a key of the file's statements: KEY,\n"
@@ -173,7 +176,8 @@ static FILE *summary_out(const outputs *o)
 }
 
 /* One run, as before sweeps: the summary, --json, --csv and --series of the model. */
-static int run_one(const model_desc *d, sim_time duration, bool message_level, const outputs *o)
+static int run_one(const model_desc *d, sim_time duration, bool message_level, bool per_frame,
+                   const outputs *o)
 {
     model *m = model_new();
     if (!m) {
@@ -185,6 +189,7 @@ static int run_one(const model_desc *d, sim_time duration, bool message_level, c
     if (!rc) {
         if (!duration)
             duration = model_duration(m);
+        model_set_per_frame(m, per_frame);
         rc = message_level ? model_run_message(m, duration, err, sizeof err)
                            : model_run(m, duration, err, sizeof err);
     }
@@ -254,7 +259,7 @@ int cmd_model_main(int argc, char **argv)
     model_flags fl = model_flags_default();
     const char *gear = fl.gear, *lanes = fl.lanes, *kind = fl.kind, *size = fl.size;
     const char *rate = NULL, *ber = fl.ber;
-    bool with_switch = false, quiet = false, message_level = false;
+    bool with_switch = false, quiet = false, message_level = false, per_frame = false;
     sim_time duration = 0;
     unsigned jobs = 1;
     model_sweep *sweep = model_sweep_new();
@@ -276,11 +281,13 @@ int cmd_model_main(int argc, char **argv)
             quiet = true;
         } else if (!strcmp(a, "--timing")) {
             const char *v = i + 1 < argc ? argv[++i] : "";
-            if (strcmp(v, "frame") && strcmp(v, "message")) {
-                fprintf(stderr, "gbvp model: --timing takes frame or message, not '%s'\n", v);
+            if (strcmp(v, "frame") && strcmp(v, "message") && strcmp(v, "per-frame")) {
+                fprintf(stderr, "gbvp model: --timing takes frame, message or per-frame, not "
+                        "'%s'\n", v);
                 rc = 2;
             }
             message_level = !strcmp(v, "message");
+            per_frame = !strcmp(v, "per-frame");
         } else if (!strcmp(a, "--fast")) {
             fprintf(stderr, "gbvp model: --fast is now --timing message\n");
             rc = 2;
@@ -367,10 +374,11 @@ int cmd_model_main(int argc, char **argv)
     outputs o = { .json = json, .csv = csv, .series = series, .plot = plot, .quiet = quiet };
     if (rc < 0 && table) {
         model_table_cfg c = { .desc = d, .sweep = sweep, .duration = duration,
-                              .message_level = message_level, .workers = jobs };
+                              .message_level = message_level, .per_frame = per_frame,
+                              .workers = jobs };
         rc = run_table(&c, &o);
     } else if (rc < 0) {
-        rc = run_one(d, duration, message_level, &o);
+        rc = run_one(d, duration, message_level, per_frame, &o);
     }
     if (!rc && stdout_flushed())
         rc = 1; /* the summary (or a --json -) did not get out */

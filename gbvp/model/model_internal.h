@@ -74,6 +74,7 @@ struct model {
     /* after model_run */
     bool built;
     bool message_level;      /* ran in the message-level mode */
+    bool per_frame;          /* the frame level on its per-frame reference path (up_env.h) */
     up_msg_net *uf;
     sim_event_kernel *k;
     up_env *env;

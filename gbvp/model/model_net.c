@@ -193,6 +193,7 @@ static int build(model *m, char *err, size_t len)
     m->env = m->k ? up_env_new(sim_event_kernel_scheduler(m->k)) : NULL;
     if (!m->env)
         return model_fail(err, len, "out of memory");
+    up_env_set_per_frame(m->env, m->per_frame);
     const sim_scheduler *s = sim_event_kernel_scheduler(m->k);
     for (unsigned i = 0; i < m->n_nodes; i++) {
         model_node *nd = &m->nodes[i];
@@ -248,6 +249,11 @@ static int build(model *m, char *err, size_t len)
             return model_fail(err, len, "%s: bad traffic parameters", f->where);
     }
     return 0;
+}
+
+void model_set_per_frame(model *m, bool per_frame)
+{
+    m->per_frame = per_frame;
 }
 
 int model_run(model *m, sim_time duration, char *err, size_t len)

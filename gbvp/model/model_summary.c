@@ -67,7 +67,8 @@ void model_summarise(const model *m, model_summary *s)
 {
     memset(s, 0, sizeof *s);
     up_hist_init(&s->latency);
-    snprintf(s->timing, sizeof s->timing, "%s", m->message_level ? "message" : "frame");
+    snprintf(s->timing, sizeof s->timing, "%s",
+             m->message_level ? "message" : m->per_frame ? "per-frame" : "frame");
     if (m->n_links) {
         up_phy_cfg_name(&m->links[0].cfg.phy, s->link_mode, sizeof s->link_mode);
         s->line_rate_bps = up_phy_data_rate_bps(&m->links[0].cfg.phy);

@@ -13,7 +13,7 @@
 
 /* Plain data (no pointers): it crosses from a worker process as bytes. */
 typedef struct model_summary {
-    char timing[8];        /* "frame" or "message" */
+    char timing[12];       /* "frame", "message" or "per-frame" */
     char link_mode[32];    /* the first link's power mode ("HS-G3B x2"), "" without links */
     uint32_t payload;      /* the first flow's Greybus payload per message, bytes */
     double line_rate_bps;  /* the first link's data rate after 8b10b (the line-rate limit) */

@@ -53,14 +53,17 @@ static int build(const model_table_cfg *c, size_t config, model *m, sim_time *du
     unsigned n = 0;
     *duration = c->duration;
     *message = c->message_level;
+    bool per_frame = c->per_frame;
     bool duration_set = false;
     for (unsigned a = 0; a < model_sweep_axes(c->sweep); a++) {
         const char *name = model_sweep_name(c->sweep, a);
         const char *v = model_sweep_config_value(c->sweep, config, a);
         if (!strcmp(name, "timing")) {
-            if (strcmp(v, "frame") && strcmp(v, "message"))
-                return model_fail(err, len, "timing: bad value '%s' (frame or message)", v);
+            if (strcmp(v, "frame") && strcmp(v, "message") && strcmp(v, "per-frame"))
+                return model_fail(err, len, "timing: bad value '%s' (frame, message or "
+                                  "per-frame)", v);
             *message = !strcmp(v, "message");
+            per_frame = !strcmp(v, "per-frame");
         } else if (duration_name(name)) {
             if (model_parse_time(v, duration) || !*duration)
                 return model_fail(err, len, "%s: bad value '%s' (a time such as 10ms)", name, v);
@@ -72,6 +75,7 @@ static int build(const model_table_cfg *c, size_t config, model *m, sim_time *du
     }
     if (model_desc_parse(c->desc, m, names, values, n, err, len))
         return -EINVAL;
+    model_set_per_frame(m, per_frame);
     if (!duration_set && !*duration)
         *duration = model_duration(m);
     if (!*duration)

@@ -22,6 +22,7 @@ typedef struct model_table_cfg {
     const model_sweep *sweep;
     sim_time duration;  /* 0: the description's `run` */
     bool message_level; /* --timing message */
+    bool per_frame;     /* --timing per-frame */
     unsigned workers;   /* processes, 1 .. MODEL_PARALLEL_MAX */
 } model_table_cfg;
 

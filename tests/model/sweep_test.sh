@@ -61,7 +61,7 @@ refused "--sweep S.gear: 'S.gear': a switch statement takes ports, latency, mode
     "$d/net.txt" --sweep S.gear=HS-G1A
 refused "configuration 1 (gear=HS-G9A): flags: gear: bad value 'HS-G9A'" \
     --sweep gear=HS-G1A,HS-G9A
-refused "configuration 0 (timing=fast): timing: bad value 'fast' (frame or message)" \
+refused "configuration 0 (timing=fast): timing: bad value 'fast' (frame, message or per-frame)" \
     --sweep timing=fast
 refused "-j needs a number of processes 1..256 (got '0')" -j 0 --sweep lanes=1,2
 refused "--series writes one run's queue depth" --series "$d/s.csv" --sweep lanes=1,2
@@ -118,6 +118,29 @@ import csv, sys
 for r in csv.DictReader(open(sys.argv[1])):
     want = int(r["received"]) * int(r["payload_bytes"]) * 8 / (int(r["simulated_ps"]) * 1e-12)
     assert abs(float(r["goodput_bps"]) - want) < 1, (r["goodput_bps"], want)
+PY
+
+# --timing per-frame, the frame level's reference path, gives the default path's results
+# (wall time aside) with period skipping (clean saturated links) and without (bit errors)
+"$gbvp" model --sweep timing=frame,per-frame --sweep size=64,2048 --sweep ber=0,1e-6 \
+    --duration 3ms -j2 --quiet --json "$d/per-frame.json" || bad "the per-frame sweep failed"
+if "$python" - "$d/per-frame.json" <<'PY'; then ok; else bad "--timing per-frame differs from frame"; fi
+import json, sys
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items() if k != "wall_s"}
+    if isinstance(x, list):
+        return [strip(v) for v in x]
+    return x
+rows = json.load(open(sys.argv[1]))["rows"]
+assert len(rows) == 8, len(rows)
+by = {}
+for r in rows:
+    v = r["values"]
+    by.setdefault((v["size"], v["ber"]), {})[v["timing"]] = strip(r["result"])
+for key, t in by.items():
+    assert t["frame"] == t["per-frame"], key
+    assert t["frame"]["flows"][0]["received"] > 0, key
 PY
 
 # a file's parameters: every link (KEY), the n-th flow (KINDn.KEY), a switch (NAME.KEY)
