@@ -354,6 +354,52 @@ static void build_random(net *x, unsigned arg)
     }
 }
 
+/* A switch of 3 to 8 ports drawn from `arg`, a node on each, every node saturating another
+ * (a random mapping: several may share an output, where the round robin and head-of-line
+ * blocking decide) with random sizes, a TC1 flow now and then, switch credits, BER and
+ * gears, no depth series and no frame observers (so that periods may be skipped). */
+static void build_random_switch(net *x, unsigned arg)
+{
+    uint64_t st = arg;
+    unsigned ports = 3 + (unsigned)(draw(&st) % 6);
+    sw_switch_cfg sc = sw_switch_cfg_default();
+    sc.ports = ports;
+    if (draw(&st) % 3 == 0)
+        sc.dl.rx_credits[0] = sc.dl.rx_credits[1] = 9 + (unsigned)(draw(&st) % 120);
+    sw_switch *sw = x->sw = sw_switch_new(x->env, &sc, NULL);
+    CU_ASSERT_FATAL(sw != NULL);
+    up_link_cfg lc = up_link_cfg_default();
+    static const double bers[] = { 0, 0, 0, 1e-6 };
+    lc.faults.ber = bers[draw(&st) % 4];
+    if (draw(&st) % 3 == 0)
+        lc.phy = (up_phy_cfg){ UP_PHY_HS, (uint8_t)(1 + draw(&st) % 4), UP_SERIES_B,
+                               (uint8_t)(1 + draw(&st) % 2) };
+    for (unsigned i = 0; i < ports; i++) {
+        up_node *n = add_node(x, (uint8_t)(2 + i), NULL);
+        lc.faults.seed = 200 + i;
+        char err[128];
+        up_link *l = up_link_new(x->env, up_node_port(n), sw_switch_port(sw, i), &lc, err,
+                                 sizeof err);
+        CU_ASSERT_FATAL(l != NULL);
+        x->l[x->nl++] = l;
+        CU_ASSERT_FATAL(sw_route_set(sw_switch_routes(sw), 2 + i, i) == 0);
+    }
+    for (unsigned i = 0; i < ports; i++)
+        for (unsigned j = 0; j < ports; j++)
+            sw_route_allow(sw_switch_routes(sw), i, 2 + j, true);
+    /* half of them a permutation with one size (the kind that repeats within the periods
+     * looked for), the others any mapping and sizes */
+    bool regular = draw(&st) % 2 == 0;
+    unsigned shift = 1 + (unsigned)(draw(&st) % (ports - 1));
+    unsigned size = random_sizes[draw(&st) % RANDOM_SIZES];
+    for (unsigned i = 0; i < ports; i++) {
+        unsigned to = (i + (regular ? shift : 1 + (unsigned)(draw(&st) % (ports - 1)))) % ports;
+        up_traffic_cfg tc = { .kind = UP_TRAFFIC_SATURATE, .header = 8, .depth = 2 };
+        tc.size = regular ? size : random_sizes[draw(&st) % RANDOM_SIZES];
+        add_flow(x, x->n[i], 0, x->n[to], 1 + i, &tc, false, !regular && draw(&st) % 5 == 0);
+    }
+}
+
 /* ---- running and writing out ------------------------------------------------------------ */
 
 static void dump_hist(FILE *o, const char *name, const up_hist *h)
@@ -602,6 +648,22 @@ static void test_random_links_are_identical_in_both_modes(void)
     CU_ASSERT(skipping >= n / 4);
 }
 
+/* Random switched networks (build_random_switch), 0.2 to 1.2 ms in 1 to 3 parts. */
+static void test_random_switches_are_identical_in_both_modes(void)
+{
+    unsigned same = 0, skipping = 0, n = 60;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t st = 5000 + i;
+        sim_time until = SIM_US(200 + draw(&st) % 1000);
+        unsigned parts = 1 + (unsigned)(draw(&st) % 3);
+        same += same_in_both_modes("random-switch", build_random_switch, 5000 + i, until, parts);
+        skipping += skipped_events(build_random_switch, 5000 + i, until) > 0;
+    }
+    fprintf(stderr, "  [%u of %u identical, %u with skips] ", same, n, skipping);
+    CU_ASSERT_EQUAL(same, n);
+    CU_ASSERT(skipping >= n / 5);
+}
+
 static void test_links_without_observers_are_identical_in_both_modes(void)
 {
     for (unsigned arg = 0; arg < 15; arg++)
@@ -623,6 +685,7 @@ static const unit_test identity_tests[] = {
     UNIT_TEST(test_switch14_permutation_is_identical_in_both_modes),
     UNIT_TEST(test_links_without_observers_are_identical_in_both_modes),
     UNIT_TEST(test_random_links_are_identical_in_both_modes),
+    UNIT_TEST(test_random_switches_are_identical_in_both_modes),
     UNIT_TESTS_END,
 };
 
