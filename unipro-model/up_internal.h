@@ -108,9 +108,10 @@ struct up_port {
 
     up_port_stats st;
 
-    /* period skipping (up_port.c): the snapshots of the env's network when this port is
-     * its anchor, or NULL */
-    struct up_period_hist *period;
+    /* period skipping (up_port.c): the env's network, kept here because every arrival and
+     * timer counts in it */
+    struct up_env_net *net;
+    struct up_period_hist *period; /* the network's snapshots when this port is its anchor */
     unsigned period_wait;      /* arrivals to let pass before looking again */
     unsigned period_backoff;   /* the next wait after a look that found no period */
 };

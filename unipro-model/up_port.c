@@ -60,6 +60,7 @@ up_port *up_port_new(up_env *env, const up_dl_params *dl, const up_port_upper *o
         free(p);
         return NULL;
     }
+    p->net = up_env_net_get(env);
     return p;
 }
 
@@ -379,7 +380,7 @@ static void replay_fire(void *ctx)
     unsigned tc;
     up_port *p = port_of_tx(ctx, &tc);
     up_txtc *t = &p->tx[tc];
-    up_env_net_get(p->env)->events++; /* (an event of the network's own: period skipping) */
+    p->net->events++; /* (an event of the network's own: period skipping) */
     t->replay_armed = false;
     if (!t->rb_count)
         return;
@@ -399,7 +400,7 @@ static void prot_fire(void *ctx)
     unsigned tc;
     up_port *p = port_of_tx(ctx, &tc);
     up_txtc *t = &p->tx[tc];
-    up_env_net_get(p->env)->events++;
+    p->net->events++;
     t->prot_armed = false;
     if (t->stalled && t->cred_limit == t->prot_cred_mark && link_up(p)) {
         p->creq_req |= (uint8_t)(1u << tc);
@@ -436,7 +437,7 @@ static void stall_end(up_port *p, unsigned tc)
 static void flush_fire(void *ctx)
 {
     up_port *p = ctx;
-    up_env_net_get(p->env)->events++;
+    p->net->events++;
     p->flush_armed = false;
     for (unsigned tc = 0; tc < UP_TCS; tc++)
         if (p->rx[tc].since_ack || p->rx[tc].granted != p->rx[tc].reported)
@@ -1248,7 +1249,7 @@ static bool timers_move(up_period_hist *h, const uint64_t *delta, sim_time perio
 static bool period_skip(up_port *p, up_period_hist *h, const period_snap *o, sim_time now,
                         uint64_t executed, uint64_t mark)
 {
-    up_env_net *net = up_env_net_get(p->env);
+    up_env_net *net = p->net;
     sim_time period = now - o->t;
     for (unsigned i = 0; i < h->cur.n; i++)
         h->delta[i] = h->cur.v[i] - o->v[i];
@@ -1301,7 +1302,7 @@ static bool period_skip(up_port *p, up_period_hist *h, const period_snap *o, sim
  * a skip when it repeats an earlier one. */
 static void period_look(up_port *p)
 {
-    up_env_net *net = up_env_net_get(p->env);
+    up_env_net *net = p->net;
     if (!net->anchor && p->ops->period_io && p->batch->skip)
         net->anchor = p;
     if (net->anchor != p)
@@ -1397,7 +1398,7 @@ static bool arrive_one(up_port *p, bool batch)
      * the pump keeps one slot free, so the ring never reaches it before we are done */
     up_slot *s = &p->pipe[p->pipe_head];
     bool data = s->kind == UP_SLOT_DATA;
-    up_env_net_get(p->env)->events++;
+    p->net->events++;
     p->pipe_head = (p->pipe_head + 1) % UP_PIPE_MAX;
     if (--p->pipe_count && !batch)
         schedule_head(p, port_now(p));
