@@ -6,7 +6,6 @@
 #include "sim/capture.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "greybus/gb_message.h"
+#include "sim/output_file.h"
 
 #define BLOCK_SHB 0x0a0d0d0au
 #define BLOCK_IDB 0x00000001u
@@ -241,26 +241,6 @@ static bool write_header(sim_capture *c)
     return true;
 }
 
-/* Opens the file for writing; a FIFO without a reader is waited for, or refused (ENXIO). */
-static int open_output(const char *path, bool wait_for_reader)
-{
-    struct stat st;
-    bool fifo = stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
-    int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-    int fd = open(path, flags | (fifo && !wait_for_reader ? O_NONBLOCK : 0), 0666);
-    if (fd >= 0 && fifo && !wait_for_reader) {
-        /* the reader is there: from now on writes wait for it, as a live reader wants */
-        int fl = fcntl(fd, F_GETFL);
-        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-            int e = errno;
-            close(fd);
-            errno = e;
-            return -1;
-        }
-    }
-    return fd;
-}
-
 sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port,
                               bool wait_for_reader, char *err, size_t errlen)
 {
@@ -281,7 +261,7 @@ sim_capture *sim_capture_open(const char *path, unsigned ports, unsigned ap_port
     snprintf(c->path, sizeof c->path, "%s", path);
     c->ports = ports;
     c->ap_port = ap_port;
-    c->fd = open_output(path, wait_for_reader);
+    c->fd = sim_output_file_open(path, wait_for_reader);
     if (c->fd < 0 && errno == ENXIO) {
         snprintf(err, errlen, "capture %s: a FIFO nobody reads yet; start its reader first "
                  "(wireshark -k -i %s)", path, path);
@@ -326,9 +306,7 @@ int sim_capture_close(sim_capture *c)
 
 bool sim_capture_writes_to(const sim_capture *c, const char *path)
 {
-    struct stat mine, theirs;
-    return fstat(c->fd, &mine) == 0 && stat(path, &theirs) == 0 &&
-           mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
+    return sim_output_file_is(c->fd, path);
 }
 
 unsigned sim_capture_interface(const sim_capture *c, unsigned port)

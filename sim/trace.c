@@ -9,19 +9,18 @@
 #include "sim/trace.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "greybus/gb_message.h"
 #include "greybus/gb_protocols.h"
 #include "greybus/svc_protocol.h"
+#include "sim/output_file.h"
 
 enum { PID_CONNECTIONS = 1, PID_FRAME = 2, PID_LINKS = 3 };
 #define TRACKS_MAX 512u
@@ -367,16 +366,11 @@ operations:
           "\"ts\":%s,\"s\":\"t\"", name, PID_CONNECTIONS, track_id(t, k), ts);
 }
 
-/* The file as a stream; a FIFO without a reader is waited for, or refused (ENXIO). */
+/* The file as a stream (sim/output_file.h); NULL with errno. */
 static FILE *open_output(const char *path, bool wait_for_reader)
 {
-    struct stat st;
-    bool fifo = stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-                            (fifo && !wait_for_reader ? O_NONBLOCK : 0), 0666);
-    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
-    /* the reader is there: from now on writes wait for it */
-    FILE *f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "w") : NULL;
+    int fd = sim_output_file_open(path, wait_for_reader);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f && fd >= 0) {
         int e = errno;
         close(fd);
@@ -590,9 +584,7 @@ const char *sim_trace_path(const sim_trace *t)
 
 bool sim_trace_writes_to(const sim_trace *t, const char *path)
 {
-    struct stat mine, theirs;
-    return fstat(fileno(t->f), &mine) == 0 && stat(path, &theirs) == 0 &&
-           mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
+    return sim_output_file_is(fileno(t->f), path);
 }
 
 const char *sim_trace_error(const sim_trace *t)
