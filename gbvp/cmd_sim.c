@@ -445,16 +445,13 @@ int cmd_sim_main(int argc, char **argv)
             return 2;
         }
 
-    /* (the simulator refuses these too, but as a failed start: here they are bad usage) */
-    if (cfg.sim.ber > 0 && cfg.sim.timing != SW_TIMING_FRAME) {
-        fprintf(stderr, "gbvp sim: --ber: bit errors need the frame-level timing "
-                "(--timing frame)\n");
-        return 2;
-    }
-    if (cfg.sim.pcap_frames && (!cfg.sim.pcap_path || cfg.sim.timing != SW_TIMING_FRAME)) {
-        fprintf(stderr, "gbvp sim: --pcap-frames: frames in captures need a capture (--pcap "
-                "FILE) and the frame-level model (--timing frame)\n");
-        return 2;
+    {
+        /* (the simulator refuses these too, but as a failed start: here they are bad usage) */
+        char why[200];
+        if (sim_config_check(&cfg.sim, why, sizeof why)) {
+            fprintf(stderr, "gbvp sim: %s\n", why);
+            return 2;
+        }
     }
     {
         const char *names[] = { "--stats", "--pcap", "--trace" };

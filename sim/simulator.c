@@ -116,8 +116,24 @@ static sim_time advance_to(void *ctx, sim_time to)
 
 /* ---- life cycle ---- */
 
+int sim_config_check(const sim_config *cfg, char *err, size_t errlen)
+{
+    if (cfg->ber > 0 && cfg->timing != SW_TIMING_FRAME) {
+        snprintf(err, errlen, "--ber: bit errors need the frame-level timing (--timing frame)");
+        return -EINVAL;
+    }
+    if (cfg->pcap_frames && (!cfg->pcap_path || cfg->timing != SW_TIMING_FRAME)) {
+        snprintf(err, errlen, "--pcap-frames: frames in captures need a capture (--pcap FILE) "
+                 "and the frame-level model (--timing frame)");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen)
 {
+    if (sim_config_check(cfg, err, errlen))
+        return NULL;
     sim_simulator *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of memory");
@@ -158,12 +174,6 @@ sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen
     }
     if (!s->slots || !s->bridge) {
         snprintf(err, errlen, "%s", why);
-        sim_simulator_free(s);
-        return NULL;
-    }
-    if (cfg->pcap_frames && (!cfg->pcap_path || cfg->timing != SW_TIMING_FRAME)) {
-        snprintf(err, errlen, "frames in captures need a capture (--pcap FILE) and the "
-                 "frame-level model (--timing frame)");
         sim_simulator_free(s);
         return NULL;
     }

@@ -64,6 +64,11 @@ typedef struct sim_config {
     const char *trace_path;  /* write a timeline from the start (docs/tracing.md) */
 } sim_config;
 
+/* Options of cfg that cannot go together (frames in a capture without a frame-level
+ * capture, bit errors without frame timing): 0, or -EINVAL with the reason, naming the
+ * options, in err. sim_simulator_new refuses the same; a command line checks first, to
+ * call it bad usage. */
+int sim_config_check(const sim_config *cfg, char *err, size_t errlen);
 /* NULL with a reason in err. The caller owns the result. */
 sim_simulator *sim_simulator_new(const sim_config *cfg, char *err, size_t errlen);
 void sim_simulator_free(sim_simulator *s);
