@@ -1031,21 +1031,16 @@ int cmd_run_main(int argc, char **argv)
             return 2;
         }
     }
-    /* --tap is written as the run goes, so it is emptied only once every check passed:
-     * here it is only tried (opened without emptying, removed again if this made it) */
-    int to = r->o.tap ? sim_out_file_try(r->o.tap) : 0;
-    if (to) {
-        fprintf(stderr, "gbvp run: --tap %s: %s\n", r->o.tap, strerror(-to));
-        free(r);
-        return 2;
-    }
-    /* --pcap and --trace are the simulator's to write, once it starts (after a build that
-     * may take half an hour): a path it could not write is refused now */
-    const char *sim_files[][2] = { { "--pcap", r->o.pcap }, { "--trace", r->o.trace } };
-    for (size_t i = 0; i < 2; i++) {
-        int fo = sim_files[i][1] ? sim_out_file_try(sim_files[i][1]) : 0;
+    /* Files written as the run goes are only tried here (opened without emptying, removed
+     * again if this made them): --tap is emptied once every check passed; --pcap and --trace
+     * are the simulator's to write once it starts, after a build that may take half an hour,
+     * so a path it could not write is refused now. */
+    const char *run_files[][2] = { { "--tap", r->o.tap }, { "--pcap", r->o.pcap },
+                                   { "--trace", r->o.trace } };
+    for (size_t i = 0; i < sizeof run_files / sizeof run_files[0]; i++) {
+        int fo = run_files[i][1] ? sim_out_file_try(run_files[i][1]) : 0;
         if (fo) {
-            fprintf(stderr, "gbvp run: %s %s: %s\n", sim_files[i][0], sim_files[i][1],
+            fprintf(stderr, "gbvp run: %s %s: %s\n", run_files[i][0], run_files[i][1],
                     strerror(-fo));
             free(r);
             return 2;
