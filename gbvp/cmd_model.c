@@ -12,12 +12,12 @@
 
 #include "gbvp/model/model_desc.h"
 #include "gbvp/model/model_flags.h"
-#include "gbvp/model/model_msg.h"
 #include "gbvp/model/model_net.h"
 #include "gbvp/model/model_parallel.h"
 #include "gbvp/model/model_plot.h"
 #include "gbvp/model/model_sweep.h"
 #include "gbvp/model/model_table.h"
+#include "gbvp/model/model_timing.h"
 #include "gbvp/model/model_topo.h"
 #include "gbvp/out_file.h"
 
@@ -176,7 +176,7 @@ static FILE *summary_out(const outputs *o)
 }
 
 /* One run, as before sweeps: the summary, --json, --csv and --series of the model. */
-static int run_one(const model_desc *d, sim_time duration, bool message_level, bool per_frame,
+static int run_one(const model_desc *d, sim_time duration, model_timing timing,
                    const outputs *o)
 {
     model *m = model_new();
@@ -189,9 +189,7 @@ static int run_one(const model_desc *d, sim_time duration, bool message_level, b
     if (!rc) {
         if (!duration)
             duration = model_duration(m);
-        model_set_per_frame(m, per_frame);
-        rc = message_level ? model_run_message(m, duration, err, sizeof err)
-                           : model_run(m, duration, err, sizeof err);
+        rc = model_run_at(m, timing, duration, err, sizeof err);
     }
     if (rc) {
         fprintf(stderr, "gbvp model: %s\n", err);
@@ -259,7 +257,8 @@ int cmd_model_main(int argc, char **argv)
     model_flags fl = model_flags_default();
     const char *gear = fl.gear, *lanes = fl.lanes, *kind = fl.kind, *size = fl.size;
     const char *rate = NULL, *ber = fl.ber;
-    bool with_switch = false, quiet = false, message_level = false, per_frame = false;
+    bool with_switch = false, quiet = false;
+    model_timing timing = MODEL_TIMING_FRAME;
     sim_time duration = 0;
     unsigned jobs = 1;
     model_sweep *sweep = model_sweep_new();
@@ -281,13 +280,11 @@ int cmd_model_main(int argc, char **argv)
             quiet = true;
         } else if (!strcmp(a, "--timing")) {
             const char *v = i + 1 < argc ? argv[++i] : "";
-            if (strcmp(v, "frame") && strcmp(v, "message") && strcmp(v, "per-frame")) {
+            if (!model_timing_parse(v, &timing)) {
                 fprintf(stderr, "gbvp model: --timing takes frame, message or per-frame, not "
                         "'%s'\n", v);
                 rc = 2;
             }
-            message_level = !strcmp(v, "message");
-            per_frame = !strcmp(v, "per-frame");
         } else if (!strcmp(a, "--fast")) {
             fprintf(stderr, "gbvp model: --fast is now --timing message\n");
             rc = 2;
@@ -374,11 +371,10 @@ int cmd_model_main(int argc, char **argv)
     outputs o = { .json = json, .csv = csv, .series = series, .plot = plot, .quiet = quiet };
     if (rc < 0 && table) {
         model_table_cfg c = { .desc = d, .sweep = sweep, .duration = duration,
-                              .message_level = message_level, .per_frame = per_frame,
-                              .workers = jobs };
+                              .timing = timing, .workers = jobs };
         rc = run_table(&c, &o);
     } else if (rc < 0) {
-        rc = run_one(d, duration, message_level, per_frame, &o);
+        rc = run_one(d, duration, timing, &o);
     }
     if (!rc && stdout_flushed())
         rc = 1; /* the summary (or a --json -) did not get out */

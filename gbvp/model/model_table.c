@@ -47,23 +47,20 @@ static void config_label(const model_sweep *s, size_t config, char *buf, size_t 
 
 /* Parses configuration `config` into m, with its duration and timing level. */
 static int build(const model_table_cfg *c, size_t config, model *m, sim_time *duration,
-                 bool *message, char *err, size_t len)
+                 model_timing *timing, char *err, size_t len)
 {
     const char *names[MODEL_SWEEP_AXES_MAX], *values[MODEL_SWEEP_AXES_MAX];
     unsigned n = 0;
     *duration = c->duration;
-    *message = c->message_level;
-    bool per_frame = c->per_frame;
+    *timing = c->timing;
     bool duration_set = false;
     for (unsigned a = 0; a < model_sweep_axes(c->sweep); a++) {
         const char *name = model_sweep_name(c->sweep, a);
         const char *v = model_sweep_config_value(c->sweep, config, a);
         if (!strcmp(name, "timing")) {
-            if (strcmp(v, "frame") && strcmp(v, "message") && strcmp(v, "per-frame"))
+            if (!model_timing_parse(v, timing))
                 return model_fail(err, len, "timing: bad value '%s' (frame, message or "
                                   "per-frame)", v);
-            *message = !strcmp(v, "message");
-            per_frame = !strcmp(v, "per-frame");
         } else if (duration_name(name)) {
             if (model_parse_time(v, duration) || !*duration)
                 return model_fail(err, len, "%s: bad value '%s' (a time such as 10ms)", name, v);
@@ -75,12 +72,11 @@ static int build(const model_table_cfg *c, size_t config, model *m, sim_time *du
     }
     if (model_desc_parse(c->desc, m, names, values, n, err, len))
         return -EINVAL;
-    model_set_per_frame(m, per_frame);
     if (!duration_set && !*duration)
         *duration = model_duration(m);
     if (!*duration)
         return model_fail(err, len, "no duration: give 'run TIME' in the file or --duration");
-    if (*message && model_check_message(m, err, len))
+    if (*timing == MODEL_TIMING_MESSAGE && model_check_message(m, err, len))
         return -EINVAL;
     return 0;
 }
@@ -131,8 +127,8 @@ int model_table_check(const model_table_cfg *c, char *err, size_t len)
         if (!m)
             return model_fail(err, len, "out of memory");
         sim_time d;
-        bool msg;
-        int rc = build(c, i, m, &d, &msg, err, len);
+        model_timing t;
+        int rc = build(c, i, m, &d, &t, err, len);
         model_free(m);
         if (rc) {
             prefix(c->sweep, i, err, len);
@@ -157,13 +153,12 @@ static int job(void *ctx, size_t config, char **data, size_t *len)
     char err[1024] = "";
     model *m = model_new();
     sim_time duration;
-    bool message;
-    int rc = m ? build(c, config, m, &duration, &message, err, sizeof err)
+    model_timing timing;
+    int rc = m ? build(c, config, m, &duration, &timing, err, sizeof err)
                : model_fail(err, sizeof err, "out of memory");
     if (!rc) {
         default_series(m, duration);
-        rc = message ? model_run_message(m, duration, err, sizeof err)
-                     : model_run(m, duration, err, sizeof err);
+        rc = model_run_at(m, timing, duration, err, sizeof err);
     }
     FILE *f = NULL;
     if (!rc && !(f = open_memstream(data, len)))

@@ -16,13 +16,13 @@
 #include "event-kernel/scheduler.h"
 #include "gbvp/model/model_desc.h"
 #include "gbvp/model/model_sweep.h"
+#include "gbvp/model/model_timing.h"
 
 typedef struct model_table_cfg {
     const model_desc *desc;
     const model_sweep *sweep;
     sim_time duration;  /* 0: the description's `run` */
-    bool message_level; /* --timing message */
-    bool per_frame;     /* --timing per-frame */
+    model_timing timing; /* --timing */
     unsigned workers;   /* processes, 1 .. MODEL_PARALLEL_MAX */
 } model_table_cfg;
 
