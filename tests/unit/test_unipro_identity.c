@@ -631,19 +631,34 @@ static void test_comparison_sees_a_one_picosecond_change(void)
     teardown(&x);
 }
 
+/* Runs networks build(first) .. build(first + n - 1), each for `min_us` plus up to
+ * `span_us` microseconds in 1 to `parts_max` parts (drawn from its seed), in both modes;
+ * *skipping counts those where period skipping took place. Returns how many were
+ * identical. */
+static unsigned random_networks_identical(const char *name, build_fn build, unsigned first,
+                                          unsigned n, unsigned min_us, unsigned span_us,
+                                          unsigned parts_max, unsigned *skipping)
+{
+    unsigned same = 0;
+    *skipping = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t st = first + i;
+        sim_time until = SIM_US(min_us + draw(&st) % span_us);
+        unsigned parts = 1 + (unsigned)(draw(&st) % parts_max);
+        same += same_in_both_modes(name, build, first + i, until, parts);
+        *skipping += skipped_events(build, first + i, until) > 0;
+    }
+    fprintf(stderr, "  [%u of %u identical, %u with skips] ", same, n, *skipping);
+    return same;
+}
+
 /* Random two-node links (build_random), run for 0.3 to 6.3 ms in 1 to 5 parts: identical
  * in both modes, and period skipping takes place in many of them. */
 static void test_random_links_are_identical_in_both_modes(void)
 {
-    unsigned same = 0, skipping = 0, n = 200;
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t st = 1000 + i;
-        sim_time until = SIM_US(300 + draw(&st) % 6000);
-        unsigned parts = 1 + (unsigned)(draw(&st) % 5);
-        same += same_in_both_modes("random", build_random, 1000 + i, until, parts);
-        skipping += skipped_events(build_random, 1000 + i, until) > 0;
-    }
-    fprintf(stderr, "  [%u of %u identical, %u with skips] ", same, n, skipping);
+    unsigned skipping, n = 200;
+    unsigned same = random_networks_identical("random", build_random, 1000, n, 300, 6000, 5,
+                                              &skipping);
     CU_ASSERT_EQUAL(same, n);
     CU_ASSERT(skipping >= n / 4);
 }
@@ -651,15 +666,9 @@ static void test_random_links_are_identical_in_both_modes(void)
 /* Random switched networks (build_random_switch), 0.2 to 1.2 ms in 1 to 3 parts. */
 static void test_random_switches_are_identical_in_both_modes(void)
 {
-    unsigned same = 0, skipping = 0, n = 60;
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t st = 5000 + i;
-        sim_time until = SIM_US(200 + draw(&st) % 1000);
-        unsigned parts = 1 + (unsigned)(draw(&st) % 3);
-        same += same_in_both_modes("random-switch", build_random_switch, 5000 + i, until, parts);
-        skipping += skipped_events(build_random_switch, 5000 + i, until) > 0;
-    }
-    fprintf(stderr, "  [%u of %u identical, %u with skips] ", same, n, skipping);
+    unsigned skipping, n = 60;
+    unsigned same = random_networks_identical("random-switch", build_random_switch, 5000, n,
+                                              200, 1000, 3, &skipping);
     CU_ASSERT_EQUAL(same, n);
     CU_ASSERT(skipping >= n / 5);
 }
