@@ -20,7 +20,9 @@ bool sim_cli_seed(const char *v, uint64_t *out)
 {
     char *end;
     errno = 0;
-    unsigned long long n = strtoull(v, &end, 0);
+    /* decimal, or hex after 0x: never octal, so 010 is ten as written */
+    bool hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+    unsigned long long n = strtoull(v, &end, hex ? 16 : 10);
     if (errno || end == v || *end || v[0] == '-' || n > INT64_MAX)
         return false;
     *out = n;

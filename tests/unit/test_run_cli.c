@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gbvp/cli_opts.h"
 #include "gbvp/cmd_run.h"
 #include "gbvp/out_file.h"
 #include "tests/unit/unit.h"
@@ -141,10 +142,29 @@ static void test_outputs_naming_one_file_are_refused(void)
     unlink(b);
 }
 
+/* --seed (gbvp sim, scenario, test and run): decimal or 0x hex, 0..2^63-1; a leading zero
+ * is no octal. */
+static void test_seeds_are_decimal_or_hex(void)
+{
+    uint64_t seed = 0;
+    CU_ASSERT_TRUE(sim_cli_seed("010", &seed));
+    CU_ASSERT_EQUAL(seed, 10);
+    CU_ASSERT_TRUE(sim_cli_seed("09", &seed));
+    CU_ASSERT_EQUAL(seed, 9);
+    CU_ASSERT_TRUE(sim_cli_seed("0x10", &seed));
+    CU_ASSERT_EQUAL(seed, 16);
+    CU_ASSERT_TRUE(sim_cli_seed("9223372036854775807", &seed));
+    CU_ASSERT_FALSE(sim_cli_seed("9223372036854775808", &seed));
+    CU_ASSERT_FALSE(sim_cli_seed("-1", &seed));
+    CU_ASSERT_FALSE(sim_cli_seed("", &seed));
+    CU_ASSERT_FALSE(sim_cli_seed("12x", &seed));
+}
+
 static const unit_test run_cli_tests[] = {
     UNIT_TEST(test_run_refuses_a_wrapper_of_too_many_words),
     UNIT_TEST(test_run_refuses_capture_options_at_start),
     UNIT_TEST(test_outputs_naming_one_file_are_refused),
+    UNIT_TEST(test_seeds_are_decimal_or_hex),
     UNIT_TESTS_END,
 };
 
